@@ -1,0 +1,1 @@
+"""The conformance suite: transcripts, the runner and the `thousand` command line."""
