@@ -7,5 +7,26 @@ Public API (other packages import only these names):
   ``provenance`` ("section.knob" -> {"source": ...} or {"ruling": ...}),
   ``to_document()`` (the JSON document sent to implementations that accept ``any``).
 - ``list_profiles()``: the profile names and their option names.
+- ``load_profile_file(path)``: validate a profile file anywhere; returns it resolved.
+- ``load_axes()`` / ``Axis``: the table of variant axes (spec/unsupported.yaml).
 - ``ProfileError``: the only exception this package raises for bad input.
 """
+
+from __future__ import annotations
+
+from variants.errors import ProfileError
+from variants.model import OptionInfo, ProfileInfo, ResolvedProfile
+from variants.resolve import list_profiles, load_profile_file, resolve
+from variants.unsupported import Axis, load_axes
+
+__all__ = [
+    "Axis",
+    "OptionInfo",
+    "ProfileError",
+    "ProfileInfo",
+    "ResolvedProfile",
+    "list_profiles",
+    "load_axes",
+    "load_profile_file",
+    "resolve",
+]

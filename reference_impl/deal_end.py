@@ -1,0 +1,263 @@
+"""The end of a deal, in DESIGN.md's order of scoring.
+
+1. totals and the contract (declarer), rounded and limited points (defenders);
+2. bolts; 3. barrel occupants; 4. barrel arrivals and knock-offs; 5. failed-visit
+reset; 6. the dump; 7. match end. Each step appends its events; ``deal_scored`` closes
+the scoring with the deal's whole change (``deltas``) and the new ``scores``, and only
+``match_won`` / ``match_drawn`` follow it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING
+
+from .scoring import number, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
+
+if TYPE_CHECKING:
+    from .state import Event, MatchState
+
+
+@dataclass
+class DealOutcome:
+    """What the steps after the first need to know about the deal."""
+
+    kind: str  # played | given_up
+    declarer: int
+    contract: int  # the contract played, or the winning bid given up
+    made: bool
+    points: list[Fraction]  # raw totals: card points + declarations
+    occupants: list[int]  # on the barrel when the deal began
+
+
+def score_played(state: MatchState, events: list[Event]) -> None:
+    """Score a deal whose eight tricks are played."""
+    declarer, contract = state.declarer, state.contract
+    assert declarer is not None and contract is not None
+    marriages = state.rules.marriages.values
+    points = [
+        Fraction(state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p]) for p in range(3)
+    ]
+    scoring = state.rules.scoring
+    made = round_score(points[declarer], scoring.declarer_rounding) >= contract
+    outcome = DealOutcome("played", declarer, contract, made, points, _occupants(state))
+    deltas = [Fraction(0)] * 3
+    deltas[declarer] = Fraction(contract if made else -contract)
+    for p in _defenders(declarer):
+        deltas[p] = _defending(state, p, round_score(points[p], scoring.defender_rounding))
+    _finish(state, outcome, deltas, events)
+
+
+def score_given_up(state: MatchState, events: list[Event]) -> None:
+    """Score a deal the declarer gave up (ruling 8: a completed deal)."""
+    declarer, bid = state.declarer, state.high_bid
+    assert declarer is not None and bid is not None
+    rules = state.rules.giving_up
+    count = state.give_ups[declarer]
+    outcome = DealOutcome("given_up", declarer, bid, False, [Fraction(0)] * 3, _occupants(state))
+    deltas = [Fraction(0)] * 3
+    deltas[declarer] = -give_up_declarer_loss(rules, bid, count)
+    if count >= rules.defenders_paid_from:
+        gain = give_up_defender_gain(rules, bid)
+        for p in _defenders(declarer):
+            deltas[p] = _defending(state, p, gain)
+    _finish(state, outcome, deltas, events)
+
+
+def _defenders(declarer: int) -> tuple[int, int]:
+    return (declarer + 1) % 3, (declarer + 2) % 3
+
+
+def _occupants(state: MatchState) -> list[int]:
+    if not state.rules.barrel.enabled:
+        return []
+    return [p for p in range(3) if state.barrel[p].on]
+
+
+def _defending(state: MatchState, player: int, gain: Fraction) -> Fraction:
+    """Defending points after the barrel's suspension and the 800 rule."""
+    barrel = state.rules.barrel
+    if barrel.enabled and barrel.defender_points == "suspended" and state.barrel[player].on:
+        return Fraction(0)
+    return locked_defender_gain(state.rules.defender_lock, state.scores[player], gain)
+
+
+def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Fraction], events: list[Event]) -> None:
+    for p in range(3):
+        state.scores[p] += deltas[p]
+    _bolts(state, outcome, events)
+    if state.rules.barrel.enabled:
+        _barrel_occupants(state, outcome, events)
+        _barrel_arrivals(state, outcome, events)
+        _failed_visit_reset(state, events)
+    _dump(state, events)
+    changes = [state.scores[p] - state.start_scores[p] for p in range(3)]
+    state.deal_result = {
+        "kind": outcome.kind,
+        "made": outcome.made,
+        "points": [number(x) for x in outcome.points],
+        "deltas": [number(x) for x in changes],
+    }
+    events.append(
+        {
+            "type": "deal_scored",
+            "points": [number(x) for x in outcome.points],
+            "deltas": [number(x) for x in changes],
+            "scores": [number(x) for x in state.scores],
+        }
+    )
+    state.phase = "deal_over"
+    state.to_act = None
+    assert state.dealer is not None
+    state.next_dealer = (state.dealer + 1) % 3  # deal.next_dealer: left
+    _match_end(state, outcome, events)
+
+
+# ---------------------------------------------------------------- step 2: bolts
+
+
+def _bolts(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
+    rules = state.rules.bolts
+    if not rules.enabled or (outcome.kind == "given_up" and not rules.in_give_up_deal):
+        return
+    for p in _defenders(outcome.declarer):
+        if p in outcome.occupants and not rules.on_barrel:
+            continue
+        zero = outcome.points[p] == 0 if rules.zero == "zero_points" else state.tricks_won[p] == 0
+        if not zero:
+            if rules.counting == "consecutive":
+                state.bolts[p] = 0
+            continue
+        state.bolts[p] += 1
+        events.append({"type": "bolt", "player": p, "count": state.bolts[p]})
+        if state.bolts[p] >= rules.every:
+            state.bolts[p] = 0
+            state.scores[p] -= rules.penalty
+            events.append({"type": "bolt_penalty", "player": p, "penalty": rules.penalty})
+
+
+# ------------------------------------------------------ steps 3-5: the barrel
+
+
+def _leave(state: MatchState, p: int, reason: str, penalty: int, events: list[Event]) -> None:
+    seat = state.barrel[p]
+    seat.on = False
+    seat.attempts = 0
+    if reason != "won":
+        seat.failed_visits += 1
+    state.scores[p] -= penalty
+    events.append({"type": "barrel_left", "player": p, "reason": reason, "penalty": penalty})
+
+
+def _eligible(state: MatchState, outcome: DealOutcome, p: int) -> bool:
+    """May this player win the match with this deal's score?"""
+    if p == outcome.declarer:
+        return outcome.made
+    return state.rules.match_end.defenders_can_win
+
+
+def _barrel_occupants(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
+    barrel = state.rules.barrel
+    target = state.rules.match_end.target
+    for p in outcome.occupants:
+        score = state.scores[p]
+        if p == outcome.declarer:
+            if outcome.made and outcome.contract >= barrel.min_contract and score >= target:
+                _leave(state, p, "won", 0, events)
+                continue
+            if score < barrel.threshold:
+                # a failed contract (or a costly give-up) ends the visit at once
+                _leave(state, p, "failed_contract", 0, events)
+                continue
+        elif score >= target and _eligible(state, outcome, p):
+            _leave(state, p, "won", 0, events)  # only with defender points counted
+            continue
+        state.scores[p] = min(score, Fraction(barrel.threshold))  # ruling 7
+        if _counts_as_attempt(state, outcome, p):
+            state.barrel[p].attempts += 1
+            if state.barrel[p].attempts >= barrel.attempts:
+                _leave(state, p, "attempts_exhausted", barrel.attempts_penalty, events)
+
+
+def _counts_as_attempt(state: MatchState, outcome: DealOutcome, p: int) -> bool:
+    barrel = state.rules.barrel
+    if outcome.kind == "given_up" and not barrel.give_up_deal_counts:
+        return False
+    return barrel.attempt_counts == "every_deal" or p == outcome.declarer
+
+
+def _barrel_arrivals(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
+    """Scores at or past the threshold are capped and arrive; ruling 6 for crowding."""
+    barrel = state.rules.barrel
+    target = state.rules.match_end.target
+    arrivals = []
+    for p in range(3):
+        if p in outcome.occupants or state.scores[p] < barrel.threshold:
+            continue
+        if state.scores[p] >= target and barrel.jump_over_wins and _eligible(state, outcome, p):
+            continue  # jumps over the barrel and wins at step 7
+        state.scores[p] = Fraction(barrel.threshold)
+        arrivals.append(p)
+    if not arrivals:
+        return
+    staying = [p for p in range(3) if state.barrel[p].on]
+    for p in arrivals:
+        state.barrel[p].on = True
+        state.barrel[p].attempts = 0
+        events.append({"type": "barrel_entered", "player": p})
+    limit = barrel.max_occupants
+    if limit is None or len(arrivals) + len(staying) <= limit:
+        return
+    for p in staying:
+        _leave(state, p, "knocked_off", barrel.knock_off_penalty, events)
+    if len(arrivals) > limit:
+        for p in arrivals:
+            _leave(state, p, "fell_back", barrel.knock_off_penalty, events)
+
+
+def _failed_visit_reset(state: MatchState, events: list[Event]) -> None:
+    reset = state.rules.barrel.failed_visit_reset
+    if reset is None:
+        return
+    for p in range(3):
+        if state.barrel[p].failed_visits >= reset:
+            state.barrel[p].failed_visits = 0
+            state.scores[p] = Fraction(0)
+            events.append({"type": "score_reset", "player": p})
+
+
+# ------------------------------------------------------------ steps 6-7
+
+
+def _dump(state: MatchState, events: list[Event]) -> None:
+    dump = state.rules.dump
+    if not dump.enabled:
+        return
+    for p in range(3):
+        score = state.scores[p]
+        if score == dump.score or (dump.negative and score == -dump.score):
+            state.scores[p] = Fraction(0)
+            events.append({"type": "dump", "player": p})
+
+
+def _match_end(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
+    """Ruling 10: the declarer if among those at the target, else the highest, else a draw."""
+    target = state.rules.match_end.target
+    reached = [p for p in range(3) if state.scores[p] >= target and _eligible(state, outcome, p)]
+    if not reached:
+        return
+    state.phase = "match_over"
+    state.next_dealer = None
+    if outcome.declarer in reached:
+        winner: int | None = outcome.declarer
+    else:
+        top = max(state.scores[p] for p in reached)
+        best = [p for p in reached if state.scores[p] == top]
+        winner = best[0] if len(best) == 1 else None
+        if winner is None:
+            events.append({"type": "match_drawn", "players": best})
+            return
+    state.winner = winner
+    events.append({"type": "match_won", "player": winner})
+

@@ -1,0 +1,388 @@
+"""The knobs of a resolved profile as typed, frozen values (DESIGN.md "Knobs").
+
+``Rules.from_document(doc)`` reads the ``rules`` of a resolved profile document and
+checks every knob the engine uses; a missing or mistyped knob is one ``RulesError``
+naming the section, the knob and what was expected. The engine reads nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import RulesError
+
+ROUNDINGS = ("exact", "nearest_5", "nearest_10")
+CONDITIONS = ("four_nines", "three_nines", "four_jacks", "hand_under_points", "talon_under_points", "two_nines_in_talon")
+WINDOWS = ("before_bidding", "before_exchange", "after_exchange")
+
+
+class _Section:
+    """Reads one section's knobs with one clear error per problem."""
+
+    def __init__(self, rules: Mapping[str, Any], name: str) -> None:
+        raw = rules.get(name)
+        if not isinstance(raw, Mapping):
+            raise RulesError(f"rules.{name}: expected a mapping of knobs, got {_show(raw)}")
+        self.name = name
+        self.raw = raw
+
+    def _value(self, knob: str) -> Any:
+        if knob not in self.raw:
+            raise RulesError(f"rules.{self.name}.{knob}: missing knob")
+        return self.raw[knob]
+
+    def _fail(self, knob: str, expected: str, value: Any) -> RulesError:
+        return RulesError(f"rules.{self.name}.{knob}: expected {expected}, got {_show(value)}")
+
+    def integer(self, knob: str) -> int:
+        value = self._value(knob)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._fail(knob, "an integer", value)
+        return value
+
+    def opt_int(self, knob: str) -> int | None:
+        value = self.raw.get(knob)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self._fail(knob, "an integer or null", value)
+        return value
+
+    def boolean(self, knob: str) -> bool:
+        value = self._value(knob)
+        if not isinstance(value, bool):
+            raise self._fail(knob, "true or false", value)
+        return value
+
+    def choice(self, knob: str, *choices: str) -> str:
+        value = self._value(knob)
+        if value not in choices:
+            raise self._fail(knob, "one of " + ", ".join(choices), value)
+        return str(value)
+
+    def opt_choice(self, knob: str, default: str, *choices: str) -> str:
+        """A display-only or defaultable knob: absent means ``default``."""
+        if knob not in self.raw:
+            return default
+        return self.choice(knob, *choices)
+
+
+def _show(value: Any) -> str:
+    return "nothing" if value is None else repr(value)
+
+
+@dataclass(frozen=True, slots=True)
+class DealRules:
+    next_dealer: str
+    dealer_after_redeal: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionRules:
+    opening_bid: int
+    opening: str
+    bid_step: int
+    high_bid_step: int | None
+    high_bid_from: int
+    raise_: str
+    marriage_needed_above: int | None
+    ceiling: str
+    max_bid: int
+    stop_at: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class TalonRules:
+    shown: str
+    shown_from_bid: int
+    contract_raise: bool
+    contract_ceiling_hand: str
+
+
+@dataclass(frozen=True, slots=True)
+class GivingUpRules:
+    allowed: bool
+    local_name: str
+    moment: str
+    declarer_loses: str
+    defender_gain: str
+    defender_gain_amount: int
+    half_bid_rounding: str
+    defenders_paid_from: int
+    penalty: int
+    penalty_from: int | None
+    limit: int | None
+    on_barrel: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayRules:
+    first_lead: str
+    must_trump: bool
+    must_beat: bool
+    must_overtrump: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MarriageRules:
+    values: Mapping[str, int]
+    declaration: str
+    first_trick: bool
+    trump_from: str
+    four_aces: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoringRules:
+    declarer_rounding: str
+    defender_rounding: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoltRules:
+    enabled: bool
+    zero: str
+    every: int
+    penalty: int
+    counting: str
+    on_barrel: bool
+    in_give_up_deal: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BarrelRules:
+    enabled: bool
+    threshold: int
+    jump_over_wins: bool
+    attempts: int
+    attempts_penalty: int
+    attempt_counts: str
+    give_up_deal_counts: bool
+    min_contract: int
+    defender_points: str
+    max_occupants: int | None
+    knock_off_penalty: int
+    failed_visit_reset: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DefenderLockRules:
+    enabled: bool
+    from_: int
+    mode: str
+    defender_max: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class DumpRules:
+    enabled: bool
+    score: int
+    negative: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RedealRule:
+    condition: str
+    points: int | None
+    when: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndRules:
+    target: int
+    defenders_can_win: bool
+    tie_break: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Every knob the engine reads, section by section."""
+
+    deal: DealRules
+    auction: AuctionRules
+    talon: TalonRules
+    giving_up: GivingUpRules
+    play: PlayRules
+    marriages: MarriageRules
+    scoring: ScoringRules
+    bolts: BoltRules
+    barrel: BarrelRules
+    defender_lock: DefenderLockRules
+    dump: DumpRules
+    redeals: tuple[RedealRule, ...]
+    match_end: MatchEndRules
+
+    @staticmethod
+    def from_document(document: Mapping[str, Any]) -> Rules:
+        """The rules of a resolved profile document (``{"profile", ..., "rules": {...}}``)."""
+        if not isinstance(document, Mapping):
+            raise RulesError(f"profile document: expected a mapping, got {_show(document)}")
+        rules = document.get("rules")
+        if not isinstance(rules, Mapping):
+            raise RulesError(f"profile document: expected a 'rules' mapping, got {_show(rules)}")
+        return Rules(
+            deal=_deal(_Section(rules, "deal")),
+            auction=_auction(_Section(rules, "auction")),
+            talon=_talon(_Section(rules, "talon")),
+            giving_up=_giving_up(_Section(rules, "giving_up")),
+            play=_play(_Section(rules, "play")),
+            marriages=_marriages(_Section(rules, "marriages")),
+            scoring=_scoring(_Section(rules, "scoring")),
+            bolts=_bolts(_Section(rules, "bolts")),
+            barrel=_barrel(_Section(rules, "barrel")),
+            defender_lock=_defender_lock(_Section(rules, "defender_lock")),
+            dump=_dump(_Section(rules, "dump")),
+            redeals=_redeals(_Section(rules, "redeals")),
+            match_end=_match_end(_Section(rules, "match_end")),
+        )
+
+
+def _deal(s: _Section) -> DealRules:
+    return DealRules(s.choice("next_dealer", "left"), s.choice("dealer_after_redeal", "same", "next"))
+
+
+def _auction(s: _Section) -> AuctionRules:
+    rules = AuctionRules(
+        opening_bid=s.integer("opening_bid"),
+        opening=s.choice("opening", "forced", "at_least"),
+        bid_step=s.integer("bid_step"),
+        high_bid_step=s.opt_int("high_bid_step"),
+        high_bid_from=s.opt_int("high_bid_from") or 200,
+        raise_=s.choice("raise", "any", "one_step"),
+        marriage_needed_above=s.opt_int("marriage_needed_above"),
+        ceiling=s.choice("ceiling", "marriages_held", "none"),
+        max_bid=s.integer("max_bid"),
+        stop_at=s.opt_int("stop_at"),
+    )
+    if rules.bid_step <= 0 or (rules.high_bid_step is not None and rules.high_bid_step <= 0):
+        raise RulesError(f"rules.auction.bid_step: expected a positive step, got {rules.bid_step}")
+    return rules
+
+
+def _talon(s: _Section) -> TalonRules:
+    return TalonRules(
+        shown=s.choice("shown", "always", "from_bid"),
+        shown_from_bid=s.opt_int("shown_from_bid") or 0,
+        contract_raise=s.boolean("contract_raise"),
+        contract_ceiling_hand=s.choice("contract_ceiling_hand", "kept_hand", "hand_with_talon", "auction_hand"),
+    )
+
+
+def _giving_up(s: _Section) -> GivingUpRules:
+    allowed = s.boolean("allowed")
+    if not allowed:
+        # the other knobs of a section that is off are inert; read what is there
+        return GivingUpRules(False, "give_up", "with_contract", "nothing", "fixed", 0, "exact", 1, 0, None, None, False)
+    return GivingUpRules(
+        allowed=True,
+        local_name=s.opt_choice("local_name", "give_up", "rospis", "concede", "bomb", "give_up"),
+        moment=s.choice("moment", "before_exchange", "with_contract"),
+        declarer_loses=s.choice("declarer_loses", "winning_bid", "nothing"),
+        defender_gain=s.choice("defender_gain", "half_bid", "fixed"),
+        defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
+        half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", "exact", "up_to_5"),
+        defenders_paid_from=s.opt_int("defenders_paid_from") or 1,
+        penalty=s.opt_int("penalty") or 0,
+        penalty_from=s.opt_int("penalty_from"),
+        limit=s.opt_int("limit"),
+        on_barrel=s.boolean("on_barrel"),
+    )
+
+
+def _play(s: _Section) -> PlayRules:
+    return PlayRules(
+        first_lead=s.choice("first_lead", "declarer"),
+        must_trump=s.boolean("must_trump"),
+        must_beat=s.boolean("must_beat"),
+        must_overtrump=s.boolean("must_overtrump"),
+    )
+
+
+def _marriages(s: _Section) -> MarriageRules:
+    values = s._value("values")
+    if not isinstance(values, Mapping) or set(values) != {"S", "C", "D", "H"}:
+        raise s._fail("values", "a mapping with the suits S, C, D and H", values)
+    for suit, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise RulesError(f"rules.marriages.values.{suit}: expected an integer, got {_show(value)}")
+    return MarriageRules(
+        values=dict(values),
+        declaration=s.choice("declaration", "optional", "automatic"),
+        first_trick=s.boolean("first_trick"),
+        trump_from=s.choice("trump_from", "this_trick", "next_trick"),
+        four_aces=s.opt_int("four_aces"),
+    )
+
+
+def _scoring(s: _Section) -> ScoringRules:
+    return ScoringRules(s.choice("declarer_rounding", *ROUNDINGS), s.choice("defender_rounding", *ROUNDINGS))
+
+
+def _bolts(s: _Section) -> BoltRules:
+    if not s.boolean("enabled"):
+        return BoltRules(False, "zero_points", 3, 0, "cumulative", False, False)
+    rules = BoltRules(
+        enabled=True,
+        zero=s.choice("zero", "zero_points", "no_tricks"),
+        every=s.integer("every"),
+        penalty=s.integer("penalty"),
+        counting=s.choice("counting", "cumulative", "consecutive"),
+        on_barrel=s.boolean("on_barrel"),
+        in_give_up_deal=s.boolean("in_give_up_deal"),
+    )
+    if rules.every <= 0:
+        raise RulesError(f"rules.bolts.every: expected a positive integer, got {rules.every}")
+    return rules
+
+
+def _barrel(s: _Section) -> BarrelRules:
+    if not s.boolean("enabled"):
+        return BarrelRules(False, 0, False, 0, 0, "every_deal", False, 0, "counted", None, 0, None)
+    return BarrelRules(
+        enabled=True,
+        threshold=s.integer("threshold"),
+        jump_over_wins=s.boolean("jump_over_wins"),
+        attempts=s.integer("attempts"),
+        attempts_penalty=s.integer("attempts_penalty"),
+        attempt_counts=s.choice("attempt_counts", "every_deal", "as_declarer"),
+        give_up_deal_counts=s.boolean("give_up_deal_counts"),
+        min_contract=s.integer("min_contract"),
+        defender_points=s.choice("defender_points", "suspended", "counted"),
+        max_occupants=s.opt_int("max_occupants"),
+        knock_off_penalty=s.opt_int("knock_off_penalty") or 0,
+        failed_visit_reset=s.opt_int("failed_visit_reset"),
+    )
+
+
+def _defender_lock(s: _Section) -> DefenderLockRules:
+    if not s.boolean("enabled"):
+        return DefenderLockRules(False, 0, "stop_counting", None)
+    return DefenderLockRules(True, s.integer("from"), s.choice("mode", "stop_counting", "cap"), s.opt_int("defender_max"))
+
+
+def _dump(s: _Section) -> DumpRules:
+    if not s.boolean("enabled"):
+        return DumpRules(False, 0, False)
+    return DumpRules(True, s.integer("score"), s.boolean("negative"))
+
+
+def _redeals(s: _Section) -> tuple[RedealRule, ...]:
+    listed = s._value("rules")
+    if not isinstance(listed, list):
+        raise s._fail("rules", "a list of redeal rules", listed)
+    found = []
+    for index, raw in enumerate(listed):
+        if not isinstance(raw, Mapping):
+            raise RulesError(f"rules.redeals.rules[{index}]: expected a mapping, got {_show(raw)}")
+        item = _Section({"rule": raw}, "rule")
+        item.name = f"redeals.rules[{index}]"
+        condition = item.choice("condition", *CONDITIONS)
+        points = item.integer("points") if condition.endswith("_under_points") else item.opt_int("points")
+        found.append(RedealRule(condition, points, item.choice("when", *WINDOWS), item.choice("by", "automatic", "claim")))
+    return tuple(found)
+
+
+def _match_end(s: _Section) -> MatchEndRules:
+    return MatchEndRules(s.integer("target"), s.boolean("defenders_can_win"), s.choice("tie_break", "declarer_then_highest"))

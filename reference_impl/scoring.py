@@ -1,0 +1,67 @@
+"""Arithmetic of the end of a deal: rounding, give-up gains, the 800 rule.
+
+The order of scoring (DESIGN.md "Order of scoring at the end of a deal") lives in
+``deal_end.py``; this module holds the pure functions it uses, each testable alone.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from .rules import DefenderLockRules, GivingUpRules
+
+Number = Fraction | int
+
+
+def number(value: Fraction | int) -> int | float:
+    """A score as JSON wants it: an integer, or a float for halves (exact in binary)."""
+    if isinstance(value, int):
+        return value
+    return int(value) if value.denominator == 1 else float(value)
+
+
+def round_score(value: Number, rounding: str) -> Fraction:
+    """A total rounded per ``exact`` | ``nearest_5`` | ``nearest_10``.
+
+    ``nearest_5``: remainder 1-2 down, 3-4 up (below 2.5 down). ``nearest_10``:
+    remainder 0-4 down, 5-9 up (below 5 down). Negative values never occur (totals are
+    card points and marriages) but round the same way by their remainder.
+    """
+    value = Fraction(value)
+    if rounding == "exact":
+        return value
+    unit = 5 if rounding == "nearest_5" else 10
+    remainder = value % unit
+    base = value - remainder
+    return base if remainder * 2 < unit else base + unit
+
+
+def give_up_defender_gain(rules: GivingUpRules, bid: int) -> Fraction:
+    """What each defender gains when the declarer gives up (before barrel and 800 limits)."""
+    if rules.defender_gain == "fixed":
+        return Fraction(rules.defender_gain_amount)
+    half = Fraction(bid, 2)
+    if rules.half_bid_rounding == "up_to_5":
+        return Fraction(-((-half) // 5) * 5)  # ceiling to the next multiple of 5
+    return half
+
+
+def give_up_declarer_loss(rules: GivingUpRules, bid: int, count: int) -> Fraction:
+    """What the declarer loses for the ``count``-th give-up of the match (a positive number)."""
+    loss = Fraction(bid) if rules.declarer_loses == "winning_bid" else Fraction(0)
+    if rules.penalty_from is not None and count >= rules.penalty_from:
+        loss += rules.penalty
+    return loss
+
+
+def locked_defender_gain(lock: DefenderLockRules, score: Fraction, gain: Fraction) -> Fraction:
+    """A defender's gain after the 800 rule: ``stop_counting`` or ``cap``, then ``defender_max``."""
+    if not lock.enabled or gain <= 0:
+        return gain
+    if score >= lock.from_:
+        gain = Fraction(0)
+    elif lock.mode == "cap":
+        gain = min(gain, lock.from_ - score)
+    if lock.defender_max is not None:
+        gain = max(Fraction(0), min(gain, lock.defender_max - score))
+    return gain

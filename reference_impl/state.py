@@ -1,0 +1,835 @@
+"""The state of a match and of the deal in progress, and the moves that change it.
+
+``MatchState(rules, match=None)`` holds the match (scores, bolts, give-ups, barrel) and
+the current deal. ``start_deal``, ``legal_actions``, ``apply``, ``observation``,
+``to_json`` / ``from_json`` are the whole interface (in the spirit of OpenSpiel).
+Every refusal is checked before anything changes, so a refused action leaves the state
+exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Mapping, Sequence
+
+from . import deal_end
+from .actions import Bid, Contract, Give, GiveUp, NoRedeal, Pass, Play, Redeal, parse_action
+from .cards import DECK, PARTNER, Card, card_points, sorted_cards
+from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
+from .rules import RedealRule, Rules
+from .scoring import number
+
+Event = dict[str, Any]
+PLAYERS = (0, 1, 2)
+_NINES = frozenset(c for c in DECK if c.rank == "9")
+_JACKS = frozenset(c for c in DECK if c.rank == "J")
+_ACES = frozenset(c for c in DECK if c.rank == "A")
+
+
+@dataclass
+class BarrelSeat:
+    """One player's barrel record: on it or not, attempts used, failed visits."""
+
+    on: bool = False
+    attempts: int = 0
+    failed_visits: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"on": self.on, "attempts": self.attempts, "failed_visits": self.failed_visits}
+
+
+def to_fraction(value: Any, where: str) -> Fraction:
+    """A JSON number (or a "p/q" string) as an exact Fraction."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise EngineError(f"{where}: expected a number, got {value!r}")
+    try:
+        return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+    except (ValueError, ZeroDivisionError) as exc:
+        raise EngineError(f"{where}: expected a number, got {value!r}") from exc
+
+
+def illegal(reason: str, message: str) -> IllegalActionError:
+    return IllegalActionError(reason, message)
+
+
+class MatchState:
+    """A match under one profile's rules, with the deal in progress."""
+
+    def __init__(self, rules: Rules, match: Mapping[str, Any] | None = None) -> None:
+        self.rules = rules
+        self.scores: list[Fraction] = [Fraction(0)] * 3
+        self.bolts = [0, 0, 0]
+        self.give_ups = [0, 0, 0]
+        self.barrel = [BarrelSeat(), BarrelSeat(), BarrelSeat()]
+        self.winner: int | None = None
+        if match:
+            self._load_match(match)
+        self.phase = "deal_over" if self.winner is None else "match_over"
+        self._clear_deal(dealer=None)
+
+    # ------------------------------------------------------------------ set-up
+
+    def _load_match(self, match: Mapping[str, Any]) -> None:
+        """Initial match state from the protocol/transcript form (defaults: all zero)."""
+        if not isinstance(match, Mapping):
+            raise EngineError(f"match state: expected a mapping, got {match!r}")
+        if "scores" in match:
+            self.scores = [to_fraction(v, f"match.scores[{i}]") for i, v in enumerate(_three(match["scores"], "match.scores"))]
+        for field in ("bolts", "give_ups"):
+            if field in match:
+                values = _three(match[field], f"match.{field}")
+                if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+                    raise EngineError(f"match.{field}: expected three non-negative integers, got {values!r}")
+                setattr(self, field, list(values))
+        if "barrel" in match:
+            self.barrel = [_barrel_seat(v, f"match.barrel[{i}]") for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
+        if match.get("winner") is not None:
+            self.winner = int(match["winner"])
+
+    def _clear_deal(self, dealer: int | None) -> None:
+        self.dealer = dealer
+        self.next_dealer: int | None = None
+        self.hands: list[list[Card]] = [[], [], []]
+        self.talon: list[Card] = []
+        self.talon_shown = False
+        self.auction: list[tuple[int, str]] = []
+        self.passed = [False, False, False]
+        self.high_bid: int | None = None
+        self.high_bidder: int | None = None
+        self.to_act: int | None = None
+        self.declarer: int | None = None
+        self.contract: int | None = None
+        self.auction_hand: list[Card] = []
+        self.talon_hand: list[Card] = []
+        self.claim_window: str | None = None
+        self.claim_queue: list[int] = []
+        self.trump: str | None = None
+        self.pending_trump: str | None = None
+        self.trick: list[tuple[int, Card]] = []
+        self.trick_number: int | None = None
+        self.tricks_won = [0, 0, 0]
+        self.card_points = [0, 0, 0]
+        self.marriages: list[list[str]] = [[], [], []]
+        self.aces = [0, 0, 0]
+        self.deal_result: dict[str, Any] | None = None
+        self.start_scores = list(self.scores)
+
+    def start_deal(self, dealer: int, hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> list[Event]:
+        """Deal the given cards; returns the events of any window that opens at once."""
+        if self.winner is not None or self.phase == "match_over":
+            raise EngineError("the match is over: no further deal")
+        if self.phase != "deal_over":
+            raise EngineError(f"a deal is in progress (phase {self.phase}): finish it before dealing again")
+        if isinstance(dealer, bool) or dealer not in PLAYERS:
+            raise DealError(f"dealer: expected a seat 0, 1 or 2, got {dealer!r}")
+        parsed_hands, parsed_talon = _parse_deal(hands, talon)
+        self._clear_deal(dealer)
+        self.hands = [sorted_cards(h) for h in parsed_hands]
+        self.talon = sorted_cards(parsed_talon)
+        self.phase = "auction"
+        events: list[Event] = []
+        self._open_window("before_bidding", events)
+        return events
+
+    # ----------------------------------------------------------- the interface
+
+    @property
+    def opener(self) -> int:
+        assert self.dealer is not None
+        return (self.dealer + 1) % 3
+
+    def legal_actions(self) -> list[str]:
+        """Every legal action string for the player to act, sorted."""
+        phase = self.phase
+        if phase == "play":
+            return sorted(self._legal_plays())
+        if phase == "auction":
+            return sorted(self._legal_auction())
+        if phase == "claim":
+            return ["no_redeal", "redeal"]
+        if phase == "exchange":
+            return sorted(self._legal_exchange())
+        if phase == "contract":
+            return sorted(self._legal_contract())
+        return []
+
+    def apply(self, action: str) -> list[Event]:
+        """Apply the action of the player to act; refuse it (state unchanged) if it is not legal."""
+        phase = self.phase
+        try:
+            parsed = parse_action(action)
+            if phase == "match_over":
+                raise illegal("match_over", "the match is over")
+            events: list[Event] = []
+            if isinstance(parsed, Play):
+                self._require(phase, "play", parsed)
+                self._play(parsed, events)
+            elif isinstance(parsed, (Bid, Pass)):
+                self._require(phase, "auction", parsed)
+                self._bid(parsed, events)
+            elif isinstance(parsed, Give):
+                self._require(phase, "exchange", parsed)
+                self._give(parsed, events)
+            elif isinstance(parsed, Contract):
+                self._require(phase, "contract", parsed)
+                self._contract(parsed.amount, events)
+            elif isinstance(parsed, GiveUp):
+                self._give_up(events)
+            else:
+                self._require(phase, "claim", parsed)
+                self._claim(isinstance(parsed, Redeal), events)
+            return events
+        except RefusedActionError as exc:
+            raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
+
+    def _position(self, phase: str) -> str:
+        if phase == "play" and self.trick_number is not None:
+            return f"play, trick {self.trick_number}, seat {self.to_act} to act"
+        if self.to_act is not None:
+            return f"{phase}, seat {self.to_act} to act"
+        return phase
+
+    @staticmethod
+    def _require(phase: str, wanted: str, action: object) -> None:
+        if phase != wanted:
+            raise illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
+
+    def observation(self) -> dict[str, Any]:
+        """The observable state of DESIGN.md, as JSON values."""
+        return {
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "dealer": self.dealer,
+            "next_dealer": self.next_dealer,
+            "auction": [{"player": p, "action": a} for p, a in self.auction],
+            "high_bid": self.high_bid,
+            "declarer": self.declarer,
+            "contract": self.contract,
+            "talon_shown": self.talon_shown,
+            "talon": [c.code for c in self.talon] if self.talon_shown else None,
+            "trump": self.trump,
+            "trick": [{"player": p, "card": c.code} for p, c in self.trick],
+            "trick_number": self.trick_number,
+            "tricks_won": list(self.tricks_won),
+            "card_points": list(self.card_points),
+            "marriages": [list(m) for m in self.marriages],
+            "deal_result": copy.deepcopy(self.deal_result),
+            "scores": [number(s) for s in self.scores],
+            "bolts": list(self.bolts),
+            "give_ups": list(self.give_ups),
+            "barrel": [seat.as_json() for seat in self.barrel],
+            "winner": self.winner,
+            "hands": [[c.code for c in hand] for hand in self.hands],
+        }
+
+    # ------------------------------------------------------------ redeal windows
+
+    def _window_order(self, window: str) -> list[int]:
+        if window == "before_bidding":
+            first = self.opener
+            return [first, (first + 1) % 3, (first + 2) % 3]
+        assert self.declarer is not None
+        if window == "before_exchange":
+            return [self.declarer]
+        return [self.declarer, (self.declarer + 1) % 3, (self.declarer + 2) % 3]
+
+    def _qualifies(self, player: int | None, rule: RedealRule) -> bool:
+        """Does the rule's condition hold (for ``player``'s hand, or the talon for the declarer)?"""
+        condition = rule.condition
+        if condition in ("talon_under_points", "two_nines_in_talon"):
+            if player is not None and player != self.declarer:
+                return False
+            if condition == "talon_under_points":
+                return card_points(self.talon) < (rule.points or 0)
+            return len(_NINES.intersection(self.talon)) >= 2
+        if player is None:
+            return False
+        hand = self.hands[player]
+        if condition == "four_nines":
+            return len(_NINES.intersection(hand)) == 4
+        if condition == "three_nines":
+            return len(_NINES.intersection(hand)) >= 3
+        if condition == "four_jacks":
+            return len(_JACKS.intersection(hand)) == 4
+        return card_points(hand) < (rule.points or 0)  # hand_under_points
+
+    def _open_window(self, window: str, events: list[Event]) -> None:
+        """Open a redeal window (ruling 1): automatic rules end the deal, claims pause it."""
+        rules = [r for r in self.rules.redeals if r.when == window]
+        order = self._window_order(window)
+        for rule in rules:
+            if rule.by != "automatic":
+                continue
+            if rule.condition in ("talon_under_points", "two_nines_in_talon") and window == "before_bidding":
+                if self._qualifies(None, rule):
+                    self._end_with_redeal(rule.condition, None, events)
+                    return
+            for player in order:
+                if self._qualifies(player, rule):
+                    self._end_with_redeal(rule.condition, player, events)
+                    return
+        claims = [r for r in rules if r.by == "claim"]
+        queue = [p for p in order if any(self._qualifies(p, r) for r in claims)]
+        if queue:
+            self.phase = "claim"
+            self.claim_window = window
+            self.claim_queue = queue
+            self.to_act = queue[0]
+            return
+        self._after_window(window, events)
+
+    def _after_window(self, window: str, events: list[Event]) -> None:
+        self.claim_window = None
+        self.claim_queue = []
+        if window == "before_bidding":
+            self.phase = "auction"
+            self.to_act = self.opener
+        elif window == "before_exchange":
+            self.phase = "exchange"
+            self.to_act = self.declarer
+        else:
+            self.phase = "play"
+            self.trick_number = 1
+            self.to_act = self.declarer  # play.first_lead: declarer
+
+    def _claim(self, redeal: bool, events: list[Event]) -> None:
+        player = self.to_act
+        window = self.claim_window
+        assert player is not None and window is not None
+        if redeal:
+            rule = next(r for r in self.rules.redeals if r.when == window and r.by == "claim" and self._qualifies(player, r))
+            self._end_with_redeal(rule.condition, player, events)
+            return
+        self.claim_queue = self.claim_queue[1:]
+        if self.claim_queue:
+            self.to_act = self.claim_queue[0]
+        else:
+            self._after_window(window, events)
+
+    def _end_with_redeal(self, reason: str, player: int | None, events: list[Event]) -> None:
+        """Ruling 1: nothing is scored, no attempt is used; the dealer per ``dealer_after_redeal``."""
+        events.append({"type": "redeal", "reason": reason, "player": player})
+        self.deal_result = {"kind": "redeal", "made": None, "points": [0, 0, 0], "deltas": [0, 0, 0]}
+        assert self.dealer is not None
+        same = self.rules.deal.dealer_after_redeal == "same"
+        self.next_dealer = self.dealer if same else (self.dealer + 1) % 3
+        self.phase = "deal_over"
+        self.to_act = None
+        self.claim_window = None
+        self.claim_queue = []
+
+    # ------------------------------------------------------------------ auction
+
+    def _on_grid(self, amount: int) -> bool:
+        a = self.rules.auction
+        if amount == a.opening_bid:
+            return True
+        if amount < a.opening_bid:
+            return False
+        if a.high_bid_step is not None and amount > a.high_bid_from:
+            return amount % a.high_bid_step == 0
+        return amount % a.bid_step == 0
+
+    def _next_on_grid(self, amount: int) -> int:
+        """The least legal amount above ``amount``."""
+        a = self.rules.auction
+        if amount < a.opening_bid:
+            return a.opening_bid
+        high = a.high_bid_step
+        if high is not None and amount >= a.high_bid_from:
+            return (amount // high + 1) * high
+        nxt = (amount // a.bid_step + 1) * a.bid_step
+        if high is not None and nxt > a.high_bid_from:
+            return (a.high_bid_from // high + 1) * high
+        return nxt
+
+    def _marriage_worth(self, hand: Sequence[Card]) -> tuple[bool, int]:
+        """Whether the hand holds a marriage (or four aces, where scored) and their total value."""
+        held = set(hand)
+        values = self.rules.marriages.values
+        found = False
+        total = 0
+        for suit, value in values.items():
+            if _KINGS[suit] in held and _QUEENS[suit] in held:
+                found = True
+                total += value
+        aces = self.rules.marriages.four_aces
+        if aces is not None and _ACES <= held:
+            found = True
+            total += aces
+        return found, total
+
+    def _limit_refusal(self, amount: int, hand: Sequence[Card], needs: str, above: str) -> IllegalActionError | None:
+        """The marriage rule, the ceiling and ``max_bid`` on a hand (for bids and raises)."""
+        a = self.rules.auction
+        if amount > a.max_bid:
+            return illegal(above, f"{amount} is above the maximum {a.max_bid}")
+        if a.marriage_needed_above is None or amount <= a.marriage_needed_above:
+            return None
+        held, worth = self._marriage_worth(hand)
+        if not held:
+            return illegal(needs, f"{amount} is above {a.marriage_needed_above} and needs a marriage in the hand")
+        if a.ceiling == "marriages_held" and amount > a.marriage_needed_above + worth:
+            return illegal(above, f"{amount} is above the ceiling {a.marriage_needed_above + worth} (marriages held)")
+        return None
+
+    def _bid_refusal(self, player: int, amount: int) -> IllegalActionError | None:
+        a = self.rules.auction
+        first = self.high_bid is None
+        if first and a.opening == "forced" and amount != a.opening_bid:
+            return illegal("opening_bid_fixed", f"the opener's first bid is exactly {a.opening_bid}")
+        if amount < a.opening_bid or (self.high_bid is not None and amount <= self.high_bid):
+            floor = a.opening_bid if self.high_bid is None else self.high_bid
+            return illegal("bid_too_low", f"{amount} does not exceed the high bid {floor}" if not first else f"{amount} is below the opening bid {floor}")
+        if not self._on_grid(amount):
+            return illegal("bid_off_step", f"{amount} is not a legal amount (steps of {a.bid_step})")
+        if a.max_bid < amount:
+            return illegal("bid_above_ceiling", f"{amount} is above the maximum {a.max_bid}")
+        if a.raise_ == "one_step" and self.high_bid is not None and amount != self._next_on_grid(self.high_bid):
+            return illegal("bid_jump_not_allowed", f"the only raise is to {self._next_on_grid(self.high_bid)}")
+        if a.stop_at is not None and amount > a.stop_at and (self.high_bid is None or self.high_bid < a.stop_at):
+            return illegal("bid_past_stop", f"the auction must stand at {a.stop_at} before anyone bids above it")
+        return self._limit_refusal(amount, self.hands[player], "bid_needs_marriage", "bid_above_ceiling")
+
+    def _limit_top(self, hand: Sequence[Card]) -> int:
+        """The highest amount the marriage rule, the ceiling and ``max_bid`` allow on a hand."""
+        a = self.rules.auction
+        top = a.max_bid
+        if a.marriage_needed_above is not None:
+            held, worth = self._marriage_worth(hand)
+            if not held:
+                top = min(top, a.marriage_needed_above)
+            elif a.ceiling == "marriages_held":
+                top = min(top, a.marriage_needed_above + worth)
+        return top
+
+    def _grid(self, low: int, top: int) -> list[int]:
+        """The legal amounts from ``low`` (on the grid) up to ``top``."""
+        amounts = []
+        while low <= top:
+            amounts.append(low)
+            low = self._next_on_grid(low)
+        return amounts
+
+    def _legal_auction(self) -> list[str]:
+        player = self.to_act
+        assert player is not None
+        a = self.rules.auction
+        first = a.opening_bid if self.high_bid is None else self._next_on_grid(self.high_bid)
+        actions = [] if self.high_bid is None else ["pass"]
+        if self._bid_refusal(player, first) is not None:
+            return actions  # every limit is monotone: nothing higher is legal either
+        if a.raise_ == "one_step" or (self.high_bid is None and a.opening == "forced"):
+            return actions + [f"bid {first}"]
+        top = self._limit_top(self.hands[player])
+        if a.stop_at is not None and (self.high_bid is None or self.high_bid < a.stop_at):
+            top = min(top, a.stop_at)
+        return actions + [f"bid {amount}" for amount in self._grid(first, top)]
+
+    def _bid(self, action: Bid | Pass, events: list[Event]) -> None:
+        player = self.to_act
+        assert player is not None
+        if isinstance(action, Pass):
+            if self.high_bid is None:
+                raise illegal("opener_must_bid", "the opener may not pass first")
+            self.passed[player] = True
+            self.auction.append((player, "pass"))
+        else:
+            refusal = self._bid_refusal(player, action.amount)
+            if refusal is not None:
+                raise refusal
+            self.high_bid = action.amount
+            self.high_bidder = player
+            self.auction.append((player, str(action)))
+        if sum(self.passed) == 2:
+            self._win_auction(events)
+            return
+        nxt = (player + 1) % 3
+        while self.passed[nxt]:
+            nxt = (nxt + 1) % 3
+        self.to_act = nxt
+
+    def _win_auction(self, events: list[Event]) -> None:
+        """Ruling 2: the last bidder is declarer; the talon joins the declarer's hand."""
+        declarer = self.high_bidder
+        bid = self.high_bid
+        assert declarer is not None and bid is not None
+        self.declarer = declarer
+        events.append({"type": "auction_won", "player": declarer, "bid": bid})
+        t = self.rules.talon
+        if t.shown == "always" or bid >= t.shown_from_bid:
+            self.talon_shown = True
+            events.append({"type": "talon_revealed", "cards": [c.code for c in self.talon]})
+        self.auction_hand = list(self.hands[declarer])
+        self.hands[declarer] = sorted_cards(self.hands[declarer] + self.talon)
+        self.talon_hand = list(self.hands[declarer])
+        self._open_window("before_exchange", events)
+
+    # ------------------------------------------------------- exchange, contract
+
+    def _give_up_refusal(self) -> IllegalActionError | None:
+        g = self.rules.giving_up
+        declarer = self.declarer
+        assert declarer is not None
+        if not g.allowed:
+            return illegal("give_up_not_allowed", "giving up is not allowed under these rules")
+        wanted = "exchange" if g.moment == "before_exchange" else "contract"
+        if self.phase != wanted:
+            return illegal("give_up_not_allowed", f"giving up is allowed only in the {wanted} phase")
+        if self.rules.barrel.enabled and self.barrel[declarer].on and not g.on_barrel:
+            return illegal("give_up_on_barrel", "a player on the barrel may not give up")
+        if g.limit is not None and self.give_ups[declarer] >= g.limit:
+            return illegal("give_up_limit_reached", f"at most {g.limit} give-ups per player per match")
+        return None
+
+    def _legal_exchange(self) -> list[str]:
+        assert self.declarer is not None
+        hand = self.hands[self.declarer]
+        actions = [f"give {a.code} {b.code}" for a in hand for b in hand if a is not b]
+        if self._give_up_refusal() is None:
+            actions.append("give_up")
+        return actions
+
+    def _give(self, action: Give, events: list[Event]) -> None:
+        declarer = self.declarer
+        assert declarer is not None
+        hand = self.hands[declarer]
+        for c in (action.left, action.right):
+            if c not in hand:
+                raise illegal("card_not_held", f"the declarer does not hold {c}")
+        if action.left is action.right:
+            raise illegal("same_card_twice", f"{action.left} cannot be given twice")
+        left, right = (declarer + 1) % 3, (declarer + 2) % 3
+        self.hands[declarer] = [c for c in hand if c is not action.left and c is not action.right]
+        self.hands[left] = sorted_cards(self.hands[left] + [action.left])
+        self.hands[right] = sorted_cards(self.hands[right] + [action.right])
+        self.phase = "contract"
+
+    def _ceiling_hand(self) -> list[Card]:
+        which = self.rules.talon.contract_ceiling_hand
+        if which == "kept_hand":
+            assert self.declarer is not None
+            return self.hands[self.declarer]
+        return self.talon_hand if which == "hand_with_talon" else self.auction_hand
+
+    def _contract_refusal(self, amount: int) -> IllegalActionError | None:
+        bid = self.high_bid
+        assert bid is not None
+        if amount < bid:
+            return illegal("contract_below_bid", f"the contract may not be below the winning bid {bid}")
+        if not self._on_grid(amount):
+            return illegal("contract_off_step", f"{amount} is not a legal amount (steps of {self.rules.auction.bid_step})")
+        if amount == bid:
+            return None  # ruling 3
+        if not self.rules.talon.contract_raise:
+            return illegal("contract_raise_not_allowed", f"the contract must equal the winning bid {bid}")
+        return self._limit_refusal(amount, self._ceiling_hand(), "contract_above_ceiling", "contract_above_ceiling")
+
+    def _legal_contract(self) -> list[str]:
+        bid = self.high_bid
+        assert bid is not None
+        actions = [f"contract {bid}"]
+        if self.rules.talon.contract_raise:
+            top = self._limit_top(self._ceiling_hand())
+            actions.extend(f"contract {amount}" for amount in self._grid(self._next_on_grid(bid), top))
+        if self._give_up_refusal() is None:
+            actions.append("give_up")
+        return actions
+
+    def _contract(self, amount: int, events: list[Event]) -> None:
+        refusal = self._contract_refusal(amount)
+        if refusal is not None:
+            raise refusal
+        self.contract = amount
+        events.append({"type": "contract_fixed", "player": self.declarer, "contract": amount})
+        self._open_window("after_exchange", events)
+
+    def _give_up(self, events: list[Event]) -> None:
+        if self.phase not in ("exchange", "contract"):
+            raise illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {self.phase} phase")
+        refusal = self._give_up_refusal()
+        if refusal is not None:
+            raise refusal
+        declarer = self.declarer
+        assert declarer is not None
+        self.give_ups[declarer] += 1
+        events.append({"type": "give_up", "player": declarer, "count": self.give_ups[declarer]})
+        deal_end.score_given_up(self, events)
+
+    # --------------------------------------------------------------------- play
+
+    def _winning(self) -> tuple[int, Card]:
+        """The (player, card) now winning the trick: highest trump, else highest of the suit led."""
+        trick = self.trick
+        best_player, best = trick[0]
+        trump = self.trump
+        for player, c in trick[1:]:
+            if c.suit == best.suit:
+                if c.strength > best.strength:
+                    best_player, best = player, c
+            elif c.suit == trump:
+                best_player, best = player, c
+        return best_player, best
+
+    def _allowed_cards(self, hand: list[Card]) -> list[Card]:
+        """The cards a follower may play (follow, beat, trump, overtrump)."""
+        p = self.rules.play
+        led = self.trick[0][1].suit
+        same = [c for c in hand if c.suit == led]
+        if same:
+            if p.must_beat:
+                best = self._winning()[1]
+                if best.suit == led:
+                    higher = [c for c in same if c.strength > best.strength]
+                    if higher:
+                        return higher
+            return same
+        trump = self.trump
+        if trump is not None and p.must_trump:
+            trumps = [c for c in hand if c.suit == trump]
+            if trumps:
+                if p.must_overtrump:
+                    best = self._winning()[1]
+                    if best.suit == trump:
+                        higher = [c for c in trumps if c.strength > best.strength]
+                        if higher:
+                            return higher
+                return trumps
+        return hand
+
+    def _can_declare(self) -> bool:
+        return self.trick_number != 1 or self.rules.marriages.first_trick
+
+    def _legal_plays(self) -> list[str]:
+        player = self.to_act
+        assert player is not None
+        hand = self.hands[player]
+        if self.trick:
+            return ["play " + c.code for c in self._allowed_cards(hand)]
+        actions = [c.code for c in hand]
+        m = self.rules.marriages
+        if self._can_declare():
+            if m.declaration == "optional":
+                held = set(hand)
+                actions.extend(c.code + " marriage" for c in hand if c.rank in "KQ" and PARTNER[c] in held)
+            if m.four_aces is not None and _ACES <= set(hand):
+                actions.extend(c.code + " aces" for c in hand if c.rank == "A")
+        return ["play " + a for a in actions]
+
+    def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
+        hand = self.hands[player]
+        c = action.card
+        if c not in hand:
+            return illegal("card_not_held", f"seat {player} does not hold {c}")
+        if action.declare is not None:
+            refusal = self._declare_refusal(hand, action)
+            if refusal is not None:
+                return refusal
+        if not self.trick:
+            return None
+        allowed = self._allowed_cards(hand)
+        if c in allowed:
+            return None
+        led = self.trick[0][1].suit
+        if c.suit != led and any(x.suit == led for x in hand):
+            return illegal("must_follow_suit", f"{c} does not follow the suit led ({led})")
+        if c.suit == led:
+            return illegal("must_beat", f"{c} does not beat the winning card when a higher card of {led} is held")
+        if c.suit != self.trump:
+            return illegal("must_trump", f"void in {led}, a trump ({self.trump}) must be played")
+        return illegal("must_overtrump", "a higher trump than the winning one must be played")
+
+    def _declare_refusal(self, hand: list[Card], action: Play) -> IllegalActionError | None:
+        m = self.rules.marriages
+        c = action.card
+        if action.declare == "marriage":
+            if m.declaration == "automatic":
+                return illegal("marriage_declaration_automatic", "leading the king or queen declares the marriage: play it without the suffix")
+            if c.rank not in ("K", "Q") or PARTNER[c] not in hand:
+                return illegal("marriage_not_held", f"{c} is not one half of a marriage held")
+        elif m.four_aces is None or c.rank != "A" or not _ACES <= set(hand):
+            return illegal("aces_not_held", "four aces are not held (or not scored under these rules)")
+        if self.trick:
+            return illegal("marriage_not_on_lead", "only the player on lead declares")
+        if not self._can_declare():
+            return illegal("marriage_on_first_trick", "no declaration on the first trick")
+        return None
+
+    def _play(self, action: Play, events: list[Event]) -> None:
+        player = self.to_act
+        assert player is not None
+        refusal = self._play_refusal(player, action)
+        if refusal is not None:
+            raise refusal
+        c = action.card
+        hand = self.hands[player]
+        if not self.trick:
+            self._declare(player, hand, action, events)
+        hand.remove(c)
+        self.trick.append((player, c))
+        if len(self.trick) < 3:
+            self.to_act = (player + 1) % 3
+            return
+        self._close_trick(events)
+
+    def _declare(self, player: int, hand: list[Card], action: Play, events: list[Event]) -> None:
+        """A declaration on lead: explicit suffix, or automatic for a K/Q with its partner."""
+        m = self.rules.marriages
+        c = action.card
+        if action.declare == "aces":
+            assert m.four_aces is not None
+            self.aces[player] += m.four_aces
+            events.append({"type": "aces_declared", "player": player, "points": m.four_aces})
+            return
+        automatic = (
+            action.declare is None and m.declaration == "automatic" and c.rank in ("K", "Q") and PARTNER[c] in hand and self._can_declare()
+        )
+        if action.declare != "marriage" and not automatic:
+            return
+        suit = c.suit
+        self.marriages[player].append(suit)
+        events.append({"type": "marriage_declared", "player": player, "suit": suit, "points": m.values[suit]})
+        if m.trump_from == "this_trick":
+            self.trump = suit
+            events.append({"type": "trump_changed", "suit": suit})
+        else:
+            self.pending_trump = suit
+
+    def _close_trick(self, events: list[Event]) -> None:
+        winner = self._winning()[0]
+        points = sum(c.points for _, c in self.trick)
+        self.card_points[winner] += points
+        self.tricks_won[winner] += 1
+        events.append(
+            {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [c.code for _, c in self.trick], "points": points}
+        )
+        self.trick = []
+        if self.pending_trump is not None:
+            self.trump = self.pending_trump
+            self.pending_trump = None
+            events.append({"type": "trump_changed", "suit": self.trump})
+        assert self.trick_number is not None
+        if self.trick_number == 8:
+            self.to_act = None
+            deal_end.score_played(self, events)
+            return
+        self.trick_number += 1
+        self.to_act = winner
+
+    # -------------------------------------------------------------- persistence
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything needed to go on playing, as JSON values (rules included as a document)."""
+        data: dict[str, Any] = {
+            "rules": _rules_json(self.rules),
+            "scores": [[s.numerator, s.denominator] for s in self.scores],
+            "start_scores": [[s.numerator, s.denominator] for s in self.start_scores],
+        }
+        for name in _PLAIN_FIELDS:
+            data[name] = copy.deepcopy(getattr(self, name))
+        data["barrel"] = [seat.as_json() for seat in self.barrel]
+        data["auction"] = [list(entry) for entry in self.auction]
+        data["hands"] = [[c.code for c in h] for h in self.hands]
+        for name in ("talon", "auction_hand", "talon_hand"):
+            data[name] = [c.code for c in getattr(self, name)]
+        data["trick"] = [[p, c.code] for p, c in self.trick]
+        return data
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> MatchState:
+        """The state that ``to_json`` described."""
+        state = MatchState(_rules_from_json(data["rules"]))
+        state.scores = [Fraction(n, d) for n, d in data["scores"]]
+        state.start_scores = [Fraction(n, d) for n, d in data["start_scores"]]
+        for name in _PLAIN_FIELDS:
+            setattr(state, name, copy.deepcopy(data[name]))
+        state.barrel = [BarrelSeat(**seat) for seat in data["barrel"]]
+        state.auction = [(p, a) for p, a in data["auction"]]
+        state.hands = [[Card.parse(c) for c in h] for h in data["hands"]]
+        for name in ("talon", "auction_hand", "talon_hand"):
+            setattr(state, name, [Card.parse(c) for c in data[name]])
+        state.trick = [(p, Card.parse(c)) for p, c in data["trick"]]
+        return state
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MatchState) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_PLAIN_FIELDS = (
+    "bolts", "give_ups", "winner", "phase", "dealer", "next_dealer", "talon_shown", "passed", "high_bid",
+    "high_bidder", "to_act", "declarer", "contract", "claim_window", "claim_queue", "trump", "pending_trump",
+    "trick_number", "tricks_won", "card_points", "marriages", "aces", "deal_result",
+)  # fmt: skip
+_KINGS = {c.suit: c for c in DECK if c.rank == "K"}
+_QUEENS = {c.suit: c for c in DECK if c.rank == "Q"}
+
+
+def _rules_json(rules: Rules) -> dict[str, Any]:
+    import dataclasses
+
+    return dataclasses.asdict(rules)
+
+
+def _rules_from_json(data: Mapping[str, Any]) -> Rules:
+    from . import rules as r
+
+    sections = {
+        "deal": r.DealRules, "auction": r.AuctionRules, "talon": r.TalonRules, "giving_up": r.GivingUpRules,
+        "play": r.PlayRules, "marriages": r.MarriageRules, "scoring": r.ScoringRules, "bolts": r.BoltRules,
+        "barrel": r.BarrelRules, "defender_lock": r.DefenderLockRules, "dump": r.DumpRules, "match_end": r.MatchEndRules,
+    }  # fmt: skip
+    built: dict[str, Any] = {name: cls(**data[name]) for name, cls in sections.items()}
+    built["redeals"] = tuple(r.RedealRule(**item) for item in data["redeals"])
+    return Rules(**built)
+
+
+def _three(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list) or len(value) != 3:
+        raise EngineError(f"{where}: expected a list of three values, got {value!r}")
+    return value
+
+
+def _barrel_seat(value: Any, where: str) -> BarrelSeat:
+    if not isinstance(value, Mapping):
+        raise EngineError(f"{where}: expected {{on, attempts, failed_visits}}, got {value!r}")
+    on = value.get("on", False)
+    attempts = value.get("attempts", 0)
+    failed = value.get("failed_visits", 0)
+    if not isinstance(on, bool) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (attempts, failed)):
+        raise EngineError(f"{where}: expected on true/false and non-negative integer attempts and failed_visits, got {value!r}")
+    return BarrelSeat(on, attempts, failed)
+
+
+def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> tuple[list[list[Card]], list[Card]]:
+    """Three hands of 7 and a talon of 3, together the 24 distinct cards."""
+    if not isinstance(hands, (list, tuple)) or len(hands) != 3:
+        raise DealError(f"hands: expected three hands, got {hands!r}")
+
+    def parse(items: Any, where: str, size: int) -> list[Card]:
+        if not isinstance(items, (list, tuple)) or len(items) != size:
+            raise DealError(f"{where}: expected {size} cards, got {items!r}")
+        out = []
+        for item in items:
+            if isinstance(item, Card):
+                out.append(item)
+            elif isinstance(item, str):
+                try:
+                    out.append(Card.parse(item))
+                except RefusedActionError as exc:
+                    raise DealError(f"{where}: {exc.detail}") from None
+            else:
+                raise DealError(f"{where}: expected card codes, got {item!r}")
+        return out
+
+    parsed = [parse(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
+    parsed_talon = parse(talon, "talon", 3)
+    everything = [c for h in parsed for c in h] + parsed_talon
+    if len(set(everything)) != 24:
+        seen: set[Card] = set()
+        twice = sorted({c.code for c in everything if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
+        raise DealError(f"deal: every card must appear once; dealt twice: {', '.join(twice)}")
+    return parsed, parsed_talon
