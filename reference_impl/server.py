@@ -22,7 +22,7 @@ IMPLEMENTATION = {
     "name": "thousand-reference",
     "version": "0.1.0",
     "language": "Python",
-    "homepage": "https://github.com/thousand-spec/thousand-spec",
+    "homepage": "",  # no public home yet; the rules site is built from docs/ (mkdocs build)
 }
 
 

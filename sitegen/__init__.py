@@ -1,0 +1,1 @@
+"""The rules site generator: reads spec/ and conformance/, writes docs/. Nothing imports it."""

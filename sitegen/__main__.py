@@ -1,0 +1,5 @@
+import sys
+
+from sitegen.build import main
+
+sys.exit(main())
