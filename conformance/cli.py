@@ -14,6 +14,8 @@ SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "conformance.verify_cli",  # verify
     "conformance.coverage",  # coverage
+    "conformance.compare",  # compare
+    "conformance.replay",  # replay
 )
 
 

@@ -178,7 +178,8 @@ class MatchState:
             elif isinstance(parsed, GiveUp):
                 self._give_up(events)
             else:
-                self._require(phase, "claim", parsed)
+                if phase != "claim":
+                    raise illegal("redeal_not_allowed", "no redeal claim window is open")
                 self._claim(isinstance(parsed, Redeal), events)
             return events
         except RefusedActionError as exc:

@@ -125,6 +125,7 @@ def profile_page(name: str, cases: list[Case]) -> str:
     summary = _raw_profile(name).get("summary")
     if summary:
         lines += ["", str(summary).strip()]
+    inert = variants.inert_knobs(resolved)
     for section in SECTIONS:
         rows = list(knob_rows(resolved, section))
         if not rows:
@@ -139,11 +140,17 @@ def profile_page(name: str, cases: list[Case]) -> str:
                 f'- <a id="{anchor(knob)}"></a>**{sentence(knob, value, resolved.rules)}** '
                 f"`{knob}: {format_value(value)}`  ",
                 f"  *{provenance_text(entry)}*  ",
-                f"  Tested by: {tests}{more}" if tested else "  Tested by: *no transcript yet*",
+                f"  Tested by: {tests}{more}" if tested else f"  {untested_note(knob, inert)}",
             ]
     lines += _rulings_section(resolved, page)
     lines += _options_section(name, page)
     return "\n".join(lines) + "\n"
+
+
+def untested_note(knob: str, inert: dict[str, str]) -> str:
+    if knob in inert:
+        return f"No transcript can show this value here: {inert[knob]}."
+    return "Tested by: *no transcript yet*"
 
 
 def _rulings_section(resolved: Any, page: str) -> list[str]:

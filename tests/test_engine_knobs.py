@@ -436,6 +436,9 @@ def test_wrong_phase_and_malformed() -> None:
     state = dealt("classic", ["", "", ""])
     assert refusal(state, "play AS") == "wrong_phase"
     assert refusal(state, "contract 100") == "wrong_phase"
+    # A claim with no window open has its own code, like give_up outside its moment.
+    assert refusal(state, "redeal") == "redeal_not_allowed"
+    assert refusal(state, "no_redeal") == "redeal_not_allowed"
     from reference_impl import MalformedActionError
 
     for text in ("bid  100", "bid 0100", "play 1S", "give AS", "Pass", "bid -5"):

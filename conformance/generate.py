@@ -1,0 +1,178 @@
+"""Generated transcripts: seeded random legal play recorded from the reference implementation.
+
+``python -m conformance.generate [--check] [--per-profile N] [--profile P]``
+
+For each bundled profile, N full deals are played through protocol v1 against the reference
+implementation, run as a subprocess (never imported): a seeded shuffle deals the cards and a
+seeded choice among the sorted legal actions picks every action. Each deal is written to
+``conformance/generated/<profile>/<nnn>.yaml`` with its legal sets and the state after the
+deal. ``--check`` plays them again in memory and fails if any file differs or is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import yaml
+
+from conformance.process import Implementation, ProtocolFailure
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
+from conformance.transcripts import GENERATED_DIR
+
+RANKS = ("A", "10", "K", "Q", "J", "9")
+DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)  # the state's sort order
+ENDING_EVENTS = {"deal_scored", "redeal", "match_won", "match_drawn"}
+MAX_STEPS = 200  # a deal has far fewer actions; guards against an engine that never ends one
+EXPECTED_FIELDS = ("phase", "declarer", "contract", "trump", "tricks_won", "card_points", "marriages",
+                   "deal_result", "scores", "bolts", "give_ups", "barrel", "winner")
+
+
+class GenerationError(Exception):
+    pass
+
+
+def deal_cards(rng: random.Random) -> tuple[list[list[str]], list[str]]:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    hands = [sorted(deck[i * 7:(i + 1) * 7], key=DECK.index) for i in range(3)]
+    return hands, sorted(deck[21:], key=DECK.index)
+
+
+class Recorder:
+    """Plays seeded deals on one reference process."""
+
+    def __init__(self, command: Sequence[str], timeout: float) -> None:
+        self.impl = Implementation(command, timeout)
+        self.ask("start", version=1)
+
+    def ask(self, command: str, **fields: Any) -> dict[str, Any]:
+        reply = self.impl.request(command, **fields)
+        if "skipped" in reply or "errored" in reply or reply.get("ok") is False:
+            raise GenerationError(f"the reference answered {command!r} with {reply}\n{self.impl.stderr_tail()}")
+        return reply
+
+    def record(self, profile: str, document: dict[str, Any], number: int) -> dict[str, Any]:
+        rng = random.Random(f"{profile}/{number}")  # str seeds are stable across runs and platforms
+        hands, talon = deal_cards(rng)
+        dealer = rng.randrange(3)
+        self.ask("match", profile=profile, document=document, state=DEFAULT_MATCH_STATE)
+        self.ask("deal", dealer=dealer, hands=hands, talon=talon)
+        steps: list[dict[str, Any]] = []
+        while len(steps) < MAX_STEPS:
+            legal = sorted(self.ask("legal")["actions"])
+            if not legal:
+                break
+            action = rng.choice(_playable(legal, rng))
+            events = self.ask("apply", action=action)["events"]
+            steps.append({"action": action, "legal": legal})
+            if any(event.get("type") in ENDING_EVENTS for event in events):
+                break
+        else:
+            raise GenerationError(f"{profile}/{number:03d}: the deal did not end within {MAX_STEPS} actions")
+        state = self.ask("state")["state"]
+        expect = {name: state[name] for name in EXPECTED_FIELDS if name in state}
+        return {
+            "id": f"{profile}/{number:03d}",
+            "title": f"Random legal play, {profile}, deal {number}",
+            "description": "Recorded from the reference implementation by conformance/generate.py "
+                           "(seeded shuffle, seeded choice among the sorted legal actions).",
+            "profiles": [profile], "knobs": [], "generated": True,
+            "deals": [{"dealer": dealer, "hands": hands, "talon": talon, "steps": steps, "expect": expect}],
+        }
+
+    def close(self) -> None:
+        self.impl.stop()
+
+
+def _playable(legal: list[str], rng: random.Random) -> list[str]:
+    """The actions to choose from: giving up only now and then, so most deals are played out."""
+    others = [action for action in legal if action != "give_up"]
+    return legal if not others or rng.random() < 0.1 else others
+
+
+def to_yaml(transcript: dict[str, Any]) -> str:
+    """Block style on top, one flow-style line per step: compact and readable in a diff."""
+    def flow(value: Any) -> str:
+        text = str(yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10**6))
+        return text.removesuffix("...\n").strip()  # a lone scalar ends its document with "..."
+
+    deal = transcript["deals"][0]
+    lines = [f"{key}: {flow(transcript[key])}" for key in ("id", "title", "description", "profiles", "knobs", "generated")]
+    lines += ["deals:", f"  - dealer: {deal['dealer']}", f"    hands: {flow(deal['hands'])}",
+              f"    talon: {flow(deal['talon'])}", "    steps:" + ("" if deal["steps"] else " []")]
+    lines += [f"      - {flow(step)}" for step in deal["steps"]]
+    lines.append(f"    expect: {flow(deal['expect'])}")
+    return "\n".join(lines) + "\n"
+
+
+def profile_names(selected: Sequence[str]) -> list[str]:
+    import variants
+
+    names = [info.name for info in variants.list_profiles()]
+    return [name for name in names if not selected or name in selected]
+
+
+def generate(names: Sequence[str], per_profile: int, command: Sequence[str], timeout: float) -> dict[Path, str]:
+    """Relative path below the generated folder -> file text."""
+    import variants
+
+    files: dict[Path, str] = {}
+    recorder = Recorder(command, timeout)
+    try:
+        for name in names:
+            document = variants.resolve(name).to_document()
+            for number in range(per_profile):
+                files[Path(name) / f"{number:03d}.yaml"] = to_yaml(recorder.record(name, document, number))
+    finally:
+        recorder.close()
+    return files
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m conformance.generate", description=__doc__.split("\n\n")[1])
+    parser.add_argument("--check", action="store_true", help="fail if any generated file differs or is missing")
+    parser.add_argument("--per-profile", type=int, default=100, metavar="N", help="deals per profile (default 100)")
+    parser.add_argument("--profile", action="append", default=[], metavar="P", help="only this profile (repeatable)")
+    parser.add_argument("--out", type=Path, default=GENERATED_DIR, help="folder (default conformance/generated)")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per reply of the reference")
+    parser.add_argument("impl_command", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    command = [c for c in args.impl_command if c != "--"] or list(REFERENCE_COMMAND)
+    try:
+        files = generate(profile_names(args.profile), args.per_profile, command, args.timeout)
+    except (GenerationError, ProtocolFailure) as exc:
+        print(f"generate: {exc}", file=sys.stderr)
+        return 2
+    if args.check:
+        return check(files, args.out)
+    for relative, text in files.items():
+        path = args.out / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {len(files)} transcripts to {args.out}")
+    return 0
+
+
+def check(files: dict[Path, str], folder: Path) -> int:
+    problems = []
+    for relative, text in sorted(files.items()):
+        path = folder / relative
+        if not path.is_file():
+            problems.append(f"missing: {path}")
+        elif path.read_text(encoding="utf-8") != text:
+            problems.append(f"differs: {path}")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} generated transcript(s) out of date; run python -m conformance.generate", file=sys.stderr)
+        return 1
+    print(f"{len(files)} generated transcripts up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

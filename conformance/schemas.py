@@ -1,0 +1,106 @@
+"""The JSON Schemas of protocol v1 and of transcripts, loaded once, with their $refs resolved."""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from spec import PROTOCOL_SCHEMA_DIR, SCHEMA_DIR
+
+COMMANDS = ("start", "match", "deal", "legal", "apply", "state", "stop")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    with path.open(encoding="utf-8") as handle:
+        document: dict[str, Any] = json.load(handle)
+    return document
+
+
+@functools.cache
+def registry() -> Registry:  # type: ignore[type-arg,unused-ignore]
+    """Every protocol schema and the transcript schema, by their $id."""
+    paths = sorted(PROTOCOL_SCHEMA_DIR.glob("*.json")) + [SCHEMA_DIR / "transcript.schema.json"]
+    resources = []
+    for path in paths:
+        document = _load(path)
+        resources.append((document["$id"], Resource.from_contents(document, default_specification=DRAFT202012)))
+    return Registry().with_resources(resources)  # type: ignore[no-any-return,unused-ignore]
+
+
+_ANNOTATIONS = {"description", "title", "$comment"}
+
+
+def _inline(node: Any, resolver: Any) -> Any:
+    """``node`` with every $ref replaced by what it points to.
+
+    The schemas have no recursion, so this ends; it makes validation several times faster,
+    as jsonschema otherwise looks each reference up again for every item of every list.
+    """
+    if isinstance(node, list):
+        return [_inline(item, resolver) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if isinstance(node.get("$ref"), str):
+        resolved = resolver.lookup(node["$ref"])
+        target = _inline(resolved.contents, resolved.resolver)
+        rest = {key: _inline(value, resolver) for key, value in node.items() if key != "$ref"}
+        if not set(rest) - _ANNOTATIONS:
+            return {**target, **rest} if isinstance(target, dict) else target
+        return {**rest, "allOf": [target]}
+    return {key: _inline(value, resolver) for key, value in node.items()}
+
+
+@functools.cache
+def _validator(path: Path) -> Draft202012Validator:
+    document = _load(path)
+    inlined = _inline(document, registry().resolver(document["$id"]))
+    return Draft202012Validator(inlined, registry=registry())
+
+
+def command_validator(command: str) -> Draft202012Validator:
+    """The validator of the request ``command`` (one of COMMANDS)."""
+    return _validator(PROTOCOL_SCHEMA_DIR / f"{command}.command.json")
+
+
+def reply_validator(command: str) -> Draft202012Validator:
+    """The validator of a reply to ``command`` (one of COMMANDS)."""
+    return _validator(PROTOCOL_SCHEMA_DIR / f"{command}.reply.json")
+
+
+def transcript_validator() -> Draft202012Validator:
+    return _validator(SCHEMA_DIR / "transcript.schema.json")
+
+
+def first_problem(validator: Draft202012Validator, instance: Any) -> str | None:
+    """A one-line description of the first schema violation, or None when valid."""
+    error = best_match(validator.iter_errors(instance))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    return f"{where}: {error.message}"
+
+
+@functools.cache
+def _answer_validator(command: str) -> Draft202012Validator:
+    """The validator of the ordinary (neither skipped nor errored) reply to ``command``."""
+    document = _load(PROTOCOL_SCHEMA_DIR / f"{command}.reply.json")
+    answer = _inline(document["oneOf"][0], registry().resolver(document["$id"]))
+    return Draft202012Validator(answer, registry=registry())
+
+
+def reply_problem(command: str, reply: Any) -> str | None:
+    """The first schema violation of a reply to ``command``, or None.
+
+    A reply that says it is skipped or errored is checked against those forms only, so that
+    the message names what is wrong with the ordinary answer instead of "no branch matched".
+    """
+    if isinstance(reply, dict) and ("skipped" in reply or "errored" in reply):
+        return first_problem(reply_validator(command), reply)
+    return first_problem(_answer_validator(command), reply)

@@ -1,0 +1,76 @@
+"""Misbehaving implementations: each is classified, and the run ends within its timeouts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import runner
+from conformance.transcripts import discover
+from fake_impls.toy_corpus import fake, write_case
+
+TIMEOUT = 1.0  # seconds per reply; short, so that the hangs end quickly
+
+
+def run_two_cases(tmp_path: Path, mode: str, validate: bool = False) -> list[runner.Result]:
+    write_case(tmp_path, "t/first", [{"action": "play AS", "legal": ["play AS", "play KS"]}, {"action": "play AS"}])
+    write_case(tmp_path, "t/second", [{"action": "play AS", "legal": ["play AS", "play KS"]}])
+    planned = runner.plan(discover([tmp_path]))
+    state = runner.run_jobs(planned, runner.Settings(fake(mode), TIMEOUT, validate))
+    return [state.results[i] for i in sorted(state.results)]
+
+
+@pytest.mark.parametrize(("mode", "outcome", "words"), [
+    ("crash_at_start", "error", "closed its output"),
+    ("crash_mid_case", "error", "exited with code 1"),
+    ("hang", "timeout", "no reply to 'start'"),
+    ("hang_on_apply", "timeout", "no reply to 'apply'"),
+    ("garbage", "error", "not JSON"),
+    ("half_line", "timeout", "no reply to 'start'"),
+    ("wrong_seq", "error", "seq"),
+    ("close_stdout", "error", "closed its output before replying to 'match'"),
+    ("exit_silently", "error", "exited with code 0"),
+    ("schema_invalid", "error", "'actions'"),
+])
+def test_a_misbehaving_implementation_is_classified(tmp_path: Path, mode: str, outcome: str, words: str) -> None:
+    results = run_two_cases(tmp_path, mode)
+    assert [r.outcome for r in results] == [outcome, outcome]
+    assert words in results[0].message
+
+
+def test_the_stderr_tail_is_reported(tmp_path: Path) -> None:
+    results = run_two_cases(tmp_path, "crash_mid_case")
+    assert "fake: crashing on apply" in results[0].stderr_tail
+
+
+def test_the_process_is_restarted_after_a_crash(tmp_path: Path) -> None:
+    results = run_two_cases(tmp_path, "crash_mid_case")
+    # the second case got a fresh process that started, took the match and crashed on apply
+    assert "apply" in results[1].message and "start" not in results[1].message
+
+
+def test_an_implementation_that_never_starts_is_not_retried_forever(tmp_path: Path) -> None:
+    for number in range(6):
+        write_case(tmp_path, f"t/c{number}", [{"action": "play AS"}])
+    planned = runner.plan(discover([tmp_path]))
+    state = runner.run_jobs(planned, runner.Settings(fake("hang"), 0.3))
+    messages = [state.results[i].message for i in sorted(state.results)]
+    assert all("start" in m for m in messages)
+    assert "not retried" in messages[-1]
+
+
+def test_a_flood_on_stderr_does_not_block_and_is_kept_bounded(tmp_path: Path) -> None:
+    results = run_two_cases(tmp_path, "flood_stderr")
+    assert [r.outcome for r in results] == ["pass", "pass"]
+
+
+def test_a_schema_invalid_event_is_an_error_only_with_validate_messages(tmp_path: Path) -> None:
+    assert [r.outcome for r in run_two_cases(tmp_path, "invalid_event")] == ["pass", "pass"]
+    results = run_two_cases(tmp_path, "invalid_event", validate=True)
+    assert [r.outcome for r in results] == ["error", "error"]
+    assert "apply.reply.json" in results[0].message and "player" in results[0].message
+
+
+def test_valid_messages_pass_validation(tmp_path: Path) -> None:
+    assert [r.outcome for r in run_two_cases(tmp_path, "ok", validate=True)] == ["pass", "pass"]

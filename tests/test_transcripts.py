@@ -1,0 +1,119 @@
+"""Loading transcripts: every problem is one clear message with file, line and field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import transcripts
+from conformance.transcripts import CaseBug, Transcript, TranscriptError, load
+from fake_impls.toy_corpus import HANDS, TALON
+
+GOOD = """\
+id: club/play/example
+title: An example
+profiles: [gambler-club]
+knobs: [play.must_trump]
+match:
+  barrel: [{on: true, attempts: 1, failed_visits: 0}, {on: false, attempts: 0, failed_visits: 0}, {on: false, attempts: 0, failed_visits: 0}]
+deals:
+  - dealer: 2
+    hands: [HANDS0, HANDS1, HANDS2]
+    talon: TALON
+    steps:
+      - action: bid 100
+        player: 0
+        legal: [bid 100]
+      - action: play 9C
+        refused: must_follow_suit
+    expect: {scores: [160, 57.5, 15]}
+"""
+
+
+def text(body: str = GOOD) -> str:
+    for number, hand in enumerate(HANDS):
+        body = body.replace(f"HANDS{number}", "[" + ", ".join(hand) + "]")
+    return body.replace("TALON", "[" + ", ".join(TALON) + "]")
+
+
+def write(tmp_path: Path, body: str, name: str = "club/play/example") -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def problem(tmp_path: Path, body: str, name: str = "club/play/example") -> str:
+    with pytest.raises(TranscriptError) as caught:
+        load(write(tmp_path, body, name), tmp_path)
+    return str(caught.value)
+
+
+def test_a_good_transcript_loads(tmp_path: Path) -> None:
+    case = load(write(tmp_path, text()), tmp_path)
+    assert case.id == "club/play/example" and case.profiles == ("gambler-club",)
+    assert case.deals[0]["expect"]["scores"] == [160, 57.5, 15]
+
+
+def test_on_is_a_key_not_a_boolean(tmp_path: Path) -> None:
+    """YAML 1.1 would read the barrel's ``on:`` as the boolean key True."""
+    case = load(write(tmp_path, text()), tmp_path)
+    assert case.match is not None and case.match["barrel"][0] == {"on": True, "attempts": 1, "failed_visits": 0}
+
+
+@pytest.mark.parametrize(("change", "words"), [
+    (("title: An example\n", "title: An example\ntitle: Again\n"), ":3: duplicate key 'title' (first at line 2)"),
+    (("dealer: 2", "dealer: 3"), ":8: deals[0].dealer: 3 is greater than the maximum of 2"),
+    (("player: 0", "player: zero"), ":13: deals[0].steps[0].player: 'zero' is not of type 'integer'"),
+    (("refused: must_follow_suit", "refused: not_a_reason"), ":16: deals[0].steps[1].refused:"),
+    (("legal: [bid 100]", "legal: [bid100]"), ":14: deals[0].steps[0].legal[0]:"),
+    (("knobs: [play.must_trump]", "knobs: [play.must_trumps]"), ":4: knobs[0]: 'play.must_trumps' is not a knob"),
+    (("id: club/play/example", "id: club/play/other"), ":1: id: 'club/play/other' must equal the path 'club/play/example'"),
+    (("talon: TALON", "talon: [QH, JH, AS]"), "card(s) dealt twice: AS"),
+    (("talon: TALON", "talon: [QH, JH]"), ":10: deals[0].talon: ['QH', 'JH'] is too short"),
+    (("  - dealer: 2", "  - dealer: 2\n    colour: red"), "deals[0]: Additional properties are not allowed ('colour'"),
+    (("    steps:", "    steps: [\n"), "YAML error"),
+])
+def test_each_problem_names_line_and_field(tmp_path: Path, change: tuple[str, str], words: str) -> None:
+    body = text(GOOD.replace(*change))
+    message = problem(tmp_path, body)
+    assert message.startswith(str(tmp_path / "club/play/example.yaml")) or message.startswith("club/play/example.yaml")
+    assert words in message
+
+
+def test_odd_files_are_one_clear_error(tmp_path: Path) -> None:
+    assert "empty file" in problem(tmp_path, "")
+    path = write(tmp_path, "")
+    path.write_bytes(b"id: \xff\xfe\n")
+    with pytest.raises(TranscriptError, match="not UTF-8"):
+        load(path, tmp_path)
+    path.write_bytes(b"#" * (transcripts.MAX_BYTES + 1))
+    with pytest.raises(TranscriptError, match="at most"):
+        load(path, tmp_path)
+    assert "is not of type 'object'" in problem(tmp_path, "- a list\n")
+    assert "could not determine a constructor" in problem(tmp_path, "!!python/object:os.system {}\n")
+
+
+def test_discover_turns_bad_files_into_case_bugs(tmp_path: Path) -> None:
+    write(tmp_path, text())
+    write(tmp_path, "id: club/bad\ntitle: broken\nprofiles: [classic]\nknobs: [nope]\ndeals: []\n", "club/bad")
+    found = transcripts.discover([tmp_path])
+    assert [type(item) for item in found] == [CaseBug, Transcript]
+    bug = found[0]
+    assert isinstance(bug, CaseBug) and bug.id == "club/bad" and bug.profiles == ("classic",) and bug.title == "broken"
+
+
+def test_knob_names_come_from_the_profile_schema(tmp_path: Path) -> None:
+    schema = tmp_path / "profile.schema.json"
+    schema.write_text('{"type": "object", "properties": {"rules": {"$ref": "#/$defs/rules"}}, "$defs": {'
+                      '"rules": {"properties": {"auction": {"$ref": "#/$defs/auction"}, "play": {"properties": {"must_beat": {}}}}},'
+                      '"auction": {"properties": {"bid_step": {}, "opening": {}}}}}')
+    assert transcripts.knob_names(schema) == {"auction.bid_step", "auction.opening", "play.must_beat"}
+    assert transcripts.knob_names(tmp_path / "missing.json") is None
+
+
+def test_every_bundled_transcript_loads() -> None:
+    bugs = [item.message for item in transcripts.discover([transcripts.CASES_DIR, transcripts.GENERATED_DIR])
+            if isinstance(item, CaseBug)]
+    assert not bugs, "\n".join(bugs)

@@ -1,0 +1,63 @@
+"""Which knobs of a resolved profile can change an outcome, and which are inert there.
+
+The profile schema annotates a knob with ``x-applies-when``: a list of alternatives, each
+a mapping of other knobs to the value they must have (or ``{"not": value}``). A knob
+whose alternatives all fail is inert under that profile (``giving_up.penalty`` while
+``penalty_from`` is null): no transcript can show its value, so coverage does not ask for
+one. ``x-display-only`` marks a knob that changes only what is shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from variants.model import ResolvedProfile
+from variants.schema import profile_schema
+
+
+def _knob_entry(section: str, knob: str) -> dict[str, Any]:
+    entry: dict[str, Any] = profile_schema()["$defs"]["rules"]["properties"][section]["properties"][knob]
+    return entry
+
+
+def _holds(profile: ResolvedProfile, knob: str, wanted: Any) -> bool:
+    actual = profile.value(knob)
+    if isinstance(wanted, dict) and set(wanted) == {"not"}:
+        return bool(actual != wanted["not"])
+    return bool(actual == wanted)
+
+
+def _describe(alternative: dict[str, Any]) -> str:
+    parts = []
+    for knob, wanted in alternative.items():
+        if isinstance(wanted, dict) and set(wanted) == {"not"}:
+            parts.append(f"{knob} is not {_show(wanted['not'])}")
+        else:
+            parts.append(f"{knob} is {_show(wanted)}")
+    return " and ".join(parts)
+
+
+def _show(value: Any) -> str:
+    return "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def inert_reason(profile: ResolvedProfile, section: str, knob: str) -> str | None:
+    """Why the knob cannot change any outcome under this profile, or None if it can."""
+    entry = _knob_entry(section, knob)
+    if entry.get("x-display-only"):
+        return "it changes only the name shown"
+    alternatives: list[dict[str, Any]] = entry.get("x-applies-when", [])
+    if not alternatives or any(all(_holds(profile, k, v) for k, v in alt.items()) for alt in alternatives):
+        return None
+    return "it applies only when " + " or when ".join(_describe(alt) for alt in alternatives)
+
+
+def inert_knobs(profile: ResolvedProfile) -> dict[str, str]:
+    """Every inert knob of the profile ("section.knob") with the reason."""
+    found = {}
+    for section, knobs in profile.rules.items():
+        for knob in knobs:
+            reason = inert_reason(profile, section, knob)
+            if reason is not None:
+                found[f"{section}.{knob}"] = reason
+    return found
