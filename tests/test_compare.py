@@ -1,0 +1,205 @@
+"""``thousand compare`` and ``thousand replay``: rule differences and their impact on deals."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from conformance import compare, replay
+from conformance.cli import main
+from conformance.transcripts import CASES_DIR, Transcript
+
+WORKED_EXAMPLE = "gambler-club/scoring/worked-example-contract-160-made"
+HANDS = [["AD", "10D", "KD", "QD", "JD", "9D", "9C"],
+         ["AS", "10S", "QS", "JS", "AC", "QC", "AH"],
+         ["10C", "KC", "JC", "KH", "QH", "9H", "JH"]]
+TALON = ["10H", "KS", "9S"]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    """The exit code, stdout and stderr of ``thousand ARGV``."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def synthetic(steps: list[str], profiles: tuple[str, ...] = ("gambler-club",), refused: dict[int, str] | None = None) -> Transcript:
+    """A one-deal transcript on the worked example's cards (dealer 2: seat 0 opens)."""
+    marked = [{"action": action, **({"refused": refused[i]} if refused and i in refused else {})}
+              for i, action in enumerate(steps, start=1)]
+    deal = {"dealer": 2, "hands": HANDS, "talon": TALON, "steps": marked}
+    return Transcript(id="test/synthetic", title="synthetic", path=Path("synthetic.yaml"),
+                      profiles=profiles, knobs=("play.must_beat",), deals=(deal,))
+
+
+@pytest.fixture(scope="module")
+def replayer() -> Iterator[replay.Replayer]:
+    with replay.Replayer() as shared:
+        yield shared
+
+
+@pytest.fixture(scope="module")
+def gambler_club_vs_polish() -> str:
+    code, out, err = run("compare", "gambler-club", "polish")
+    assert code == 0, err
+    return out
+
+
+# --- knob differences ----------------------------------------------------------------------
+
+def test_a_profile_compared_with_itself_has_no_difference() -> None:
+    assert compare.knob_differences(["polish", "polish"]) == []
+    code, out, _ = run("compare", "classic", "classic", "--no-impact")
+    assert code == 0 and "No knob differs" in out
+
+
+def test_an_option_differs_only_in_its_own_knobs() -> None:
+    differences = compare.knob_differences(["classic", "classic+dump"])
+    assert [d.knob for d in differences] == ["dump.enabled"]
+    assert differences[0].values == {"classic": False, "classic+dump": True}
+    assert differences[0].provenance["classic+dump"]["from"] == "classic+dump"
+    for option in ("barrel-900", "four-aces"):
+        knobs = {d.knob for d in compare.knob_differences(["classic", f"classic+{option}"])}
+        assert knobs and all(k.split(".")[0] in {"barrel", "marriages"} for k in knobs)
+
+
+def test_gambler_club_and_polish_rule_differences_with_sources(gambler_club_vs_polish: str) -> None:
+    rules = gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[0]
+    for knob in ("auction.bid_step", "play.must_beat", "play.must_overtrump", "scoring.defender_rounding",
+                 "giving_up.moment", "giving_up.defender_gain", "barrel.enabled", "defender_lock.enabled"):
+        assert knob in rules, knob
+    assert "[giving_up]" in rules and "[barrel]" in rules and "[defender_lock]" in rules
+    assert "source: seed-004" in rules and "ruling:" in rules
+    assert "play.must_trump" not in rules  # the same in both: not a difference
+
+
+def test_the_matrix_counts_differing_knobs_per_pair() -> None:
+    names = ["gambler-club", "polish", "polish-tournament", "classic+dump"]
+    matrix = compare.knob_difference_matrix(names)
+    assert all(matrix[name][name] == 0 for name in names)
+    assert all(matrix[a][b] == matrix[b][a] for a in names for b in names)
+    assert matrix["gambler-club"]["polish"] == len(compare.knob_differences(["gambler-club", "polish"]))
+    tournament = {d.knob for d in compare.knob_differences(["polish", "polish-tournament"])}
+    assert tournament == {"talon.shown", "defender_lock.mode"}  # seed 004: the talon shown from 130, the 800 cap
+    assert matrix["polish"]["polish-tournament"] == 2
+
+
+# --- impact on the transcripts ----------------------------------------------------------------
+
+def test_the_worked_example_scores_differently_under_polish(gambler_club_vs_polish: str) -> None:
+    impact = gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[1]
+    assert f"== {WORKED_EXAMPLE}" in impact
+    assert "deal 1 deltas: [160, 25, 15] vs [160, 20, 10]" in impact
+    assert "with a different result" in impact
+
+
+def test_a_refused_step_is_reported_as_a_divergence_not_skipped(gambler_club_vs_polish: str) -> None:
+    assert "refused: must_beat" in gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[1]
+
+
+def test_compare_json_and_markdown() -> None:
+    code, out, _ = run("compare", "gambler-club", "polish", "--json", "-k", WORKED_EXAMPLE)
+    data = json.loads(out)
+    assert code == 0 and data["profiles"] == ["gambler-club", "polish"]
+    knobs = {entry["knob"]: entry for entry in data["knob_differences"]}
+    assert knobs["auction.bid_step"]["values"]["polish"]["value"] == 10
+    case = data["impact"]["cases"][0]
+    assert case["id"] == WORKED_EXAMPLE and case["differs"] is True
+    assert [r["deals"][0]["deltas"] for r in case["replays"]] == [[160, 25, 15], [160, 20, 10]]
+    page = compare.compare_markdown(["gambler-club", "polish"], patterns=[WORKED_EXAMPLE])
+    assert page.startswith("# Compare gambler-club vs polish")
+    assert "| scoring.defender_rounding |" in page and "**[160, 20, 10]**" in page
+
+
+def test_same_results_are_listed_only_with_all() -> None:
+    pattern = "gambler-club/deal/*"
+    _, quiet, _ = run("compare", "gambler-club", "repino-2013", "-k", pattern)
+    _, everything, _ = run("compare", "gambler-club", "repino-2013", "-k", pattern, "--all")
+    assert "== gambler-club/deal/" not in quiet and "0 with a different result" in quiet
+    assert "== gambler-club/deal/" in everything and "same result under every profile" in everything
+
+
+# --- replays ---------------------------------------------------------------------------------
+
+def test_a_play_refused_under_must_beat_diverges_at_that_step(replayer: replay.Replayer) -> None:
+    case = synthetic(["bid 100", "pass", "pass", "give KS 9S", "contract 100", "play 9C", "play QC", "play JC"])
+    club, polish = (replayer.replay(case, name) for name in ("gambler-club", "polish"))
+    assert club.divergence is None and club.error is None
+    assert polish.divergence is not None
+    assert (polish.divergence.deal, polish.divergence.step, polish.divergence.action, polish.divergence.reason) == (
+        1, 8, "play JC", "must_beat")
+    assert "deal 1 step 8 `play JC` refused: must_beat" in polish.stop_text()
+    assert "replay" in replay.differing_fields([club, polish])
+    assert any("play JC" in line for line in replay.legal_differences([club, polish]))
+
+
+def test_steps_marked_refused_are_skipped(replayer: replay.Replayer) -> None:
+    case = synthetic(["bid 100", "bid 101", "pass", "pass"], refused={2: "bid_off_step"})
+    result = replayer.replay(case, "polish")
+    assert result.divergence is None and result.deals[0].declarer == 0 and result.deals[0].contract is None
+
+
+def test_a_declared_marriage_is_played_plainly_where_declaration_is_automatic(replayer: replay.Replayer) -> None:
+    case = synthetic(["bid 100", "pass", "pass", "give KS 9S", "contract 100", "play AD", "play JS", "play 9S",
+                      "play QD marriage"])
+    result = replayer.replay(case, "skill-games")
+    assert result.divergence is None
+    assert result.deals[0].trumps == ["D@2"]
+    assert any("played as `play QD`" in note for note in result.notes)
+
+
+def test_replay_all_explains_the_worked_example() -> None:
+    code, out, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
+    assert code == 0, err
+    assert "seat 0 (declarer): 84 card points + marriage D 80 = 164 >= contract 160: +160" in out
+    assert "23 card points, rounded nearest_5 to 25: +25" in out
+    assert "23 card points, rounded nearest_10 to 20: +20" in out
+    assert "polish, polish-tournament" in out and "scoring.defender_rounding nearest_5 -> nearest_10" in out
+    page = replay.replay_markdown(WORKED_EXAMPLE, ["gambler-club", "polish"])
+    assert page.startswith(f"# Replay of {WORKED_EXAMPLE}") and "**[160, 20, 10]**" in page
+
+
+def test_replay_json_names_the_refusal() -> None:
+    code, out, _ = run("replay", "gambler-club/play/no-duty-to-beat", "--profiles", "gambler-club,polish", "--json")
+    data = json.loads(out)
+    stops = {r["profile"]: r["divergence"] for r in data["replays"]}
+    assert code == 0 and stops["gambler-club"] is None
+    assert stops["polish"]["reason"] == "must_beat" and stops["polish"]["step"] >= 1
+
+
+def test_a_transcript_the_replay_cannot_finish_is_marked(replayer: replay.Replayer) -> None:
+    case = synthetic(["bid 100", "pass", "pass"])
+    result = replayer.replay(case, "gambler-club")
+    assert result.deals[0].cells()["outcome"] == "unfinished (exchange)"
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, wanted", [
+    (("compare", "gambler-club", "no-such-profile"), "profile 'no-such-profile'"),
+    (("compare", "gambler-club"), "at least two profiles"),
+    (("replay", "gambler-club/no/such-case"), "no transcript 'gambler-club/no/such-case'"),
+    (("replay", WORKED_EXAMPLE, "--profiles", "classic+no-such-option"), "classic+no-such-option"),
+    (("replay", WORKED_EXAMPLE, "--profiles", ","), "expected 'all'"),
+])
+def test_bad_input_is_one_clear_error(argv: tuple[str, ...], wanted: str) -> None:
+    code, out, err = run(*argv)
+    assert code == 2 and wanted in err and "Traceback" not in err and out == ""
+
+
+def test_rounding_follows_the_scoring_knobs() -> None:
+    assert [replay.round_total(x, "nearest_5") for x in (22, 23, 26, 11, 14)] == [20, 25, 25, 10, 15]
+    assert [replay.round_total(x, "nearest_10") for x in (74, 35, 23, 13)] == [70, 40, 20, 10]
+    assert replay.round_total(57.5, "exact") == 57.5
+
+
+def test_all_means_every_profile_and_option() -> None:
+    names = replay.parse_profiles("all")
+    assert "classic+dump" in names and "polish-tournament" in names and len(names) == len(set(names))
+    assert (CASES_DIR / f"{WORKED_EXAMPLE}.yaml").is_file()
