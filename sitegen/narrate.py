@@ -9,7 +9,7 @@ transcript stops early, the page shows what was played.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from sitegen.prose import SUIT_SYMBOLS
 
@@ -70,7 +70,7 @@ class DealStory:
     taken: list[int] = field(default_factory=lambda: [0, 0, 0])
 
 
-def narrate_case(case: dict[str, Any], rules: dict[str, dict[str, Any]]) -> list[str]:
+def narrate_case(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Markdown lines for every deal of a transcript."""
     marriages = rules.get("marriages", {})
     out: list[str] = []

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 
-Rules = dict[str, dict[str, Any]]
+Rules = Mapping[str, Mapping[str, Any]]
 Sentence = Callable[[Any, Rules], str]
 
 

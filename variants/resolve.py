@@ -179,8 +179,27 @@ def bundled_names() -> list[str]:
     return sorted(path.stem for path in PROFILES_DIR.glob("*.yaml"))
 
 
+def _split_file(name: str) -> tuple[Path, list[str]]:
+    """``path/to/house.yaml+option`` -> the file and the option names."""
+    head, _, tail = name.partition(".yaml")
+    options = tail.split("+")[1:] if tail else []
+    if tail and not tail.startswith("+"):
+        raise ProfileError(name, "expected options after the file name as 'house.yaml+option'")
+    for option in options:
+        if not _NAME.match(option):
+            raise ProfileError(name, f"invalid option name {option!r}: expected lowercase letters, digits and hyphens")
+    return Path(head + ".yaml"), options
+
+
 def resolve(name: str) -> ResolvedProfile:
-    """Resolve ``profile`` or ``profile+option+option`` from the bundled profiles."""
+    """Resolve ``profile`` or ``profile+option+option`` from the bundled profiles.
+
+    A name containing ``.yaml`` is a profile file anywhere (a house variant):
+    ``path/to/house.yaml`` or ``path/to/house.yaml+option``.
+    """
+    if isinstance(name, str) and ".yaml" in name:
+        file, file_options = _split_file(name)
+        return _build(_load_document(file), file_options)
     profile, options = _split(name)
     path = PROFILES_DIR / f"{profile}.yaml"
     if not path.is_file():
