@@ -26,6 +26,9 @@ def register(subparsers: Any) -> None:
                         help="only this profile: 'name' (with its options) or 'name+option'; repeatable")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
+    parser.add_argument("--case-list", type=Path, metavar="FILE",
+                        help="only the case ids listed in FILE, one a line ('#' starts a comment), "
+                             "e.g. conformance/starter.txt")
     parser.add_argument("--skip", action="append", default=[], metavar="GLOB", help="leave out case ids matching this glob")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="implementation processes run in parallel")
@@ -52,6 +55,12 @@ def resolve_document(profile: str) -> dict[str, Any]:
     return document
 
 
+def read_case_list(path: Path) -> list[str]:
+    """Case ids from a list file: one a line, blank lines and '#' comments ignored."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
+
+
 def main(args: argparse.Namespace) -> int:
     command = list(args.impl_command)
     if command and command[0] == "--":
@@ -67,9 +76,16 @@ def main(args: argparse.Namespace) -> int:
         except reports.ExpectedFailuresError as exc:
             print(f"thousand verify: {exc}", file=sys.stderr)
             return 2
+    include = list(args.include)
+    if args.case_list:
+        try:
+            include += read_case_list(args.case_list)
+        except OSError as exc:
+            print(f"thousand verify: cannot read --case-list {args.case_list}: {exc.strerror}", file=sys.stderr)
+            return 2
     roots = args.cases or [CASES_DIR, GENERATED_DIR]
     cases = discover(roots)
-    jobs = runner.plan(cases, args.profile, args.include, args.skip)
+    jobs = runner.plan(cases, args.profile, include, args.skip)
     if not jobs:
         print("thousand verify: no cases selected", file=sys.stderr)
     settings = runner.Settings(command, args.timeout, args.validate_messages, resolve_document)

@@ -199,7 +199,7 @@ def profiles_index(names: list[str]) -> str:
 def compare_page(names: list[str]) -> str:
     resolved = {name: variants.resolve(name) for name in names}
     documents = {name: r.to_document() for name, r in resolved.items()}
-    lines = [MARK, "", "# Compare the profiles", "",
+    lines = ["---", "hide:", "  - toc", "---", MARK, "", "# Compare the profiles", "",
              "Every knob of every profile side by side. Rows marked **≠** differ between profiles; "
              "each cell gives the value and, below it, its source or ruling.", ""]
     header = "| knob | " + " | ".join(f"[{n}](profiles/{n}.md)" for n in names) + " |"
@@ -216,8 +216,9 @@ def compare_page(names: list[str]) -> str:
                 entry = documents[name]["provenance"].get(knob, {})
                 shown = f"**{format_value(value)}**" if differs else format_value(value)
                 cells.append(f"{shown}<br><small>{_short_provenance(entry)}</small>")
-            mark = "**≠** " if differs else ""
-            lines.append(f"| {mark}`{knob}` | " + " | ".join(cells) + " |")
+            mark = "≠&nbsp;" if differs else ""
+            name = knob.split(".")[1]
+            lines.append(f'| <span class="knob" title="{knob}">{mark}<code>{name}</code></span> | ' + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines) + "\n"
 

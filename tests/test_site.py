@@ -1,0 +1,216 @@
+"""The rules site: generated pages are current, the strict build passes, and in a real
+browser the comparison page shows every profile and the client-side search finds "barrel".
+
+The site is built once per test session (about 400 pages). The browser tests serve it on
+127.0.0.1 and drive headless Chromium (the Debian package, /usr/bin/chromium); without it
+they are skipped locally and fail when CI is set. With SITE_SCREENSHOT set, a screenshot
+of the comparison page (1400x1000) is saved there.
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import urllib.parse
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+PROFILES = ("gambler-club", "repino-2013", "classic", "skill-games", "polish", "polish-tournament")
+HANG_GUARD = 180  # seconds: only turns a hang into a failure, never a timing check
+QUIET = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+REPORT_PATH = "/__report"  # where the search harness page posts what it found
+
+
+@pytest.fixture(scope="module")
+def strict_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The result of ``mkdocs build --strict`` into a temporary folder, and that folder."""
+    site = tmp_path_factory.mktemp("site")
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD, env=QUIET)
+    return done, site
+
+
+@pytest.fixture(scope="module")
+def site(strict_build: tuple[subprocess.CompletedProcess[str], Path]) -> Path:
+    done, folder = strict_build
+    if done.returncode != 0:
+        pytest.fail(f"the site does not build (see test_the_strict_build_passes):\n{_tail(done.stderr)}")
+    return folder
+
+
+def _tail(text: str) -> str:
+    """mkdocs' warnings and errors, or the end of its output when it printed none."""
+    flagged = [line for line in text.splitlines() if "WARNING" in line or "ERROR" in line or "Aborted" in line]
+    return "\n".join(flagged or text.splitlines()[-30:])[-4000:]
+
+
+def test_the_generated_pages_are_current() -> None:
+    done = subprocess.run([sys.executable, "-m", "sitegen", "--check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, f"python -m sitegen --check failed:\n{done.stdout}{done.stderr}"
+
+
+def test_the_strict_build_passes(strict_build: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    done, folder = strict_build
+    assert done.returncode == 0, f"mkdocs build --strict failed:\n{_tail(done.stderr)}"
+    assert (folder / "verify" / "index.html").is_file() and (folder / "compare" / "index.html").is_file()
+
+
+# --- the browser ----------------------------------------------------------------------
+
+class _Handler(SimpleHTTPRequestHandler):
+    """Serves the built site; records what the search harness reports."""
+
+    reports: list[dict[str, Any]]
+    reported: threading.Event
+
+    def do_GET(self) -> None:  # noqa: N802 (the name http.server dispatches to)
+        if self.path.startswith(REPORT_PATH + "?"):
+            query = urllib.parse.unquote(self.path.split("?", 1)[1])
+            self.reports.append(json.loads(query))
+            self.reported.set()
+            self.send_response(204)
+            self.end_headers()
+            return
+        super().do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep the test output clean
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(site: Path) -> Iterator[tuple[str, type[_Handler]]]:
+    """The built site on a free port of 127.0.0.1: (base URL, handler class with reports)."""
+    handler = type("Handler", (_Handler,), {"reports": [], "reported": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> str:
+    if not Path(CHROMIUM).is_file():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is missing, and CI is set: the CI image must install the chromium package")
+        pytest.skip(f"{CHROMIUM} is not installed")
+    return CHROMIUM
+
+
+def _browser(chromium: str, profile_dir: Path, *extra: str) -> list[str]:
+    return [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync",
+            f"--user-data-dir={profile_dir}", *extra]
+
+
+class _Tables(html.parser.HTMLParser):
+    """The header cells of each table of a page, as text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.headers: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.headers.append([])
+        elif tag == "th" and self.headers:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "th" and self._cell is not None:
+            self.headers[-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_the_comparison_page_shows_all_six_profiles(chromium: str, served: tuple[str, type[_Handler]],
+                                                     tmp_path: Path) -> None:
+    base, _ = served
+    done = subprocess.run(_browser(chromium, tmp_path / "profile", "--virtual-time-budget=5000", "--dump-dom",
+                                   f"{base}/compare/"),
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, f"chromium failed: {done.stderr[-2000:]}"
+    tables = _Tables()
+    tables.feed(done.stdout)
+    assert tables.headers, "the rendered comparison page has no table"
+    for header in tables.headers:
+        missing = [name for name in PROFILES if name not in header]
+        assert not missing, f"a comparison table lacks the columns {missing}; its header is {header}"
+    screenshot = os.environ.get("SITE_SCREENSHOT")
+    if screenshot:
+        shot = subprocess.run(_browser(chromium, tmp_path / "profile", "--hide-scrollbars", "--window-size=1400,1000",
+                                       "--virtual-time-budget=5000", f"--screenshot={Path(screenshot).resolve()}",
+                                       f"{base}/compare/"),
+                              capture_output=True, text=True, timeout=HANG_GUARD)
+        assert shot.returncode == 0 and Path(screenshot).is_file(), f"no screenshot: {shot.stderr[-2000:]}"
+
+
+# The harness opens a page with ?q=barrel (mkdocs-material then fills the search box and
+# runs the query in its web worker over search_index.json), waits until results are shown
+# and sends their links and titles back to the test server.
+_HARNESS = """<!doctype html><html><body>
+<iframe id="page" src="/compare/?q=barrel" width="1200" height="900"></iframe>
+<script>
+function poll() {
+  const doc = document.getElementById("page").contentDocument;
+  const items = doc ? [...doc.querySelectorAll(".md-search-result__item")] : [];
+  if (items.length === 0) { setTimeout(poll, 100); return; }
+  const results = items.map((item) => ({
+    href: item.querySelector("a").getAttribute("href"),
+    title: (item.querySelector("h1, h2") || item).textContent.trim(),
+  }));
+  fetch("REPORT?" + encodeURIComponent(JSON.stringify({results})));
+}
+poll();
+</script></body></html>
+"""
+
+
+def test_search_finds_the_barrel(chromium: str, served: tuple[str, type[_Handler]], site: Path, tmp_path: Path) -> None:
+    base, handler = served
+    (site / "search-harness.html").write_text(_HARNESS.replace("REPORT", REPORT_PATH), encoding="utf-8")
+    # No --dump-dom here: the search runs in a web worker on real time, so the browser
+    # stays open until the harness reports, and is then stopped.
+    browser = subprocess.Popen(_browser(chromium, tmp_path / "profile", f"{base}/search-harness.html"),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        reported = False
+        for _ in range(HANG_GUARD):
+            reported = handler.reported.wait(1)
+            if reported or browser.poll() is not None:
+                break
+        exit_code = browser.poll()
+    finally:
+        if browser.poll() is None:
+            os.killpg(browser.pid, signal.SIGKILL)  # the browser and its helpers, all started here
+        browser.wait()
+    assert exit_code is None or reported, f"chromium exited ({exit_code}) before the search showed results"
+    assert reported, "the search produced no results in the browser"
+    results = handler.reports[-1]["results"]
+    paths = [urllib.parse.urlsplit(result["href"]).path for result in results]
+    about_barrel = [path for path, result in zip(paths, results)
+                    if "barrel" in path and "barrel" in result["title"].lower()]
+    assert about_barrel, f"no search result links to a page about the barrel: {results[:10]}"
+    assert all(path.startswith("/") for path in paths)
+    target = site / about_barrel[0].strip("/") / "index.html"
+    assert target.is_file(), f"the search result {about_barrel[0]} names no built page"
