@@ -141,17 +141,21 @@ def profile_page(name: str, cases: list[Case]) -> str:
                 f'- <a id="{anchor(knob)}"></a>**{sentence(knob, value, resolved.rules)}** '
                 f"`{knob}: {format_value(value)}`  ",
                 f"  *{provenance_text(entry)}*  ",
-                f"  Tested by: {tests}{more}" if tested else f"  {untested_note(knob, inert)}",
+                f"  Tested by: {tests}{more}" if tested else f"  {untested_note(knob, inert, name, cases, page)}",
             ]
     lines += _rulings_section(resolved, page)
     lines += _options_section(name, page)
     return "\n".join(lines) + "\n"
 
 
-def untested_note(knob: str, inert: dict[str, str]) -> str:
-    if knob in inert:
-        return f"No transcript can show this value here: {inert[knob]}."
-    return "Tested by: *no transcript yet*"
+def untested_note(knob: str, inert: dict[str, str], profile: str, cases: list[Case], page: str) -> str:
+    """For a knob no transcript names: why none can, and the transcripts of the rule that decides it."""
+    if knob not in inert:
+        return "Tested by: *no transcript yet*"
+    section, _, name = knob.partition(".")
+    deciding = [c for other in variants.controlling_knobs(section, name) for c in cases_for(cases, profile, other)]
+    shown = ", ".join(link(page, c.page(), c.id.split("/")[-1]) for c in deciding[:3])
+    return f"No transcript can show this value here: {inert[knob]}." + (f" That rule is tested by: {shown}" if shown else "")
 
 
 def _rulings_section(resolved: Any, page: str) -> list[str]:

@@ -214,3 +214,21 @@ def test_search_finds_the_barrel(chromium: str, served: tuple[str, type[_Handler
     assert all(path.startswith("/") for path in paths)
     target = site / about_barrel[0].strip("/") / "index.html"
     assert target.is_file(), f"the search result {about_barrel[0]} names no built page"
+
+
+def test_every_profile_rule_links_to_a_transcript() -> None:
+    """Each knob on a profile page links to a transcript: its own, or (inert here) the deciding rule's."""
+    import re
+
+    import variants
+
+    for info in variants.list_profiles():
+        text = (ROOT / "docs" / "profiles" / f"{info.name}.md").read_text(encoding="utf-8")
+        items = re.split(r"\n- <a id=", text)[1:]
+        assert items, info.name
+        for item in items:
+            knob = re.search(r"`([a-z_]+\.[a-z_]+): ", item)
+            assert knob, item[:200]
+            if knob.group(1) == "giving_up.local_name":
+                continue  # display only: not a rule of play
+            assert "](../cases/" in item.split("\n## ")[0], f"{info.name}: {knob.group(1)} links to no transcript"

@@ -9,13 +9,14 @@ Public API (other packages import only these names):
 - ``list_profiles()``: the profile names and their option names.
 - ``load_profile_file(path)``: validate a profile file anywhere; returns it resolved.
 - ``load_axes()`` / ``Axis``: the table of variant axes (spec/unsupported.yaml).
-- ``inert_knobs(profile)``: the knobs that cannot change an outcome under that profile, with why.
+- ``inert_knobs(profile)``: the knobs that cannot change an outcome under that profile, with why;
+  ``controlling_knobs(section, knob)``: the knobs that decide whether it applies.
 - ``ProfileError``: the only exception this package raises for bad input.
 """
 
 from __future__ import annotations
 
-from variants.applicability import inert_knobs
+from variants.applicability import controlling_knobs, inert_knobs
 from variants.errors import ProfileError
 from variants.model import OptionInfo, ProfileInfo, ResolvedProfile
 from variants.resolve import list_profiles, load_profile_file, resolve
@@ -28,6 +29,7 @@ __all__ = [
     "ProfileInfo",
     "ResolvedProfile",
     "list_profiles",
+    "controlling_knobs",
     "inert_knobs",
     "load_axes",
     "load_profile_file",

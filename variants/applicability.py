@@ -61,3 +61,11 @@ def inert_knobs(profile: ResolvedProfile) -> dict[str, str]:
             if reason is not None:
                 found[f"{section}.{knob}"] = reason
     return found
+
+
+def controlling_knobs(section: str, knob: str) -> list[str]:
+    """The knobs named in a knob's ``x-applies-when`` ("section.knob"), in order, once each."""
+    found: list[str] = []
+    for alternative in _knob_entry(section, knob).get("x-applies-when", []):
+        found += [name for name in alternative if name not in found]
+    return found
