@@ -1,0 +1,753 @@
+"""The catalogue of mutants: deliberately wrong versions of the reference engine.
+
+Each mutant is one realistic mistake an implementer makes, named and described in one
+line, and written as patches to ``reference_impl`` (see ``patching.py``). A mistake about
+a knob is expressed through knobs ("ignores auction.stop_at"), never through a profile's
+name, so a mutant changes a general rule and shows wherever that rule is exercised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Callable, Iterator
+
+from reference_impl import deal_end
+from reference_impl.actions import Give, Pass
+from reference_impl.cards import PARTNER, SUITS, Card, card
+from reference_impl.rules import Rules
+from reference_impl.scoring import round_score
+from reference_impl.state import MatchState
+
+from .patching import Patch, applied, knob, rules_tweak, setting, wrap
+
+Events = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One named mistake: what it is, the knobs it concerns, how to make it."""
+
+    name: str
+    description: str
+    knobs: tuple[str, ...]
+    build: Callable[[], list[Patch]]
+
+    @contextmanager
+    def applied(self) -> Iterator[None]:
+        """The engine with this mistake, inside the block only."""
+        with applied(self.build()):
+            yield
+
+
+CATALOGUE: dict[str, Mutant] = {}
+
+
+def mutant(name: str, description: str, *knobs: str) -> Callable[[Callable[[], list[Patch]]], Callable[[], list[Patch]]]:
+    """Register the decorated patch builder as a mutant."""
+    def register(build: Callable[[], list[Patch]]) -> Callable[[], list[Patch]]:
+        if name in CATALOGUE:
+            raise ValueError(f"mutant {name!r} is registered twice")
+        CATALOGUE[name] = Mutant(name, description, tuple(knobs), build)
+        return build
+
+    return register
+
+
+def knob_mutant(name: str, description: str, section: str, **changes: Any) -> None:
+    """Register a mutant that only misreads knobs of one section."""
+    knobs = tuple(f"{section}.{k.rstrip('_')}" for k in changes)
+    CATALOGUE[name] = Mutant(name, description, knobs, lambda: [knob(section, **changes)])
+
+
+def select(patterns: list[str]) -> list[Mutant]:
+    """The mutants whose names match any of the globs (all of them without patterns)."""
+    if not patterns:
+        return list(CATALOGUE.values())
+    chosen = [m for m in CATALOGUE.values() if any(fnmatch.fnmatchcase(m.name, p) for p in patterns)]
+    unknown = [p for p in patterns if not any(fnmatch.fnmatchcase(m.name, p) for m in CATALOGUE.values())]
+    if unknown:
+        raise KeyError(f"no mutant matches {', '.join(unknown)}; known: {', '.join(CATALOGUE)}")
+    return chosen
+
+
+def _swap(one: str, other: str) -> Callable[[str], str]:
+    """A knob value read the other way round (``one`` <-> ``other``)."""
+    return lambda value: other if value == one else one if value == other else value
+
+
+# ===================================================================== cards
+
+
+@mutant("ten-below-king", "ranks the ten below the king (A K 10 Q J 9)", "play")
+def _ten_below_king() -> list[Patch]:
+    return [setting(card("10" + s), "strength", 3) for s in SUITS] + [setting(card("K" + s), "strength", 4) for s in SUITS]
+
+
+@mutant("king-queen-points-swapped", "counts the king 3 and the queen 4 card points", "scoring")
+def _king_queen_points() -> list[Patch]:
+    return [setting(card("K" + s), "points", 3) for s in SUITS] + [setting(card("Q" + s), "points", 4) for s in SUITS]
+
+
+# ====================================================================== play
+
+
+def _highest(trick: list[tuple[int, Card]], keep: Callable[[Card, Card], bool]) -> tuple[int, Card]:
+    best_player, best = trick[0]
+    for player, c in trick[1:]:
+        if keep(c, best):
+            best_player, best = player, c
+    return best_player, best
+
+
+@mutant("highest-card-wins", "gives the trick to the highest card whatever its suit", "play")
+def _highest_card_wins() -> list[Patch]:
+    return [setting(MatchState, "_winning", lambda self: _highest(self.trick, lambda c, b: c.strength > b.strength))]
+
+
+@mutant("trump-does-not-win", "gives the trick to the highest card of the suit led even when trumped", "play", "marriages")
+def _trump_does_not_win() -> list[Patch]:
+    def winning(self: MatchState) -> tuple[int, Card]:
+        return _highest(self.trick, lambda c, b: c.suit == b.suit and c.strength > b.strength)
+
+    return [setting(MatchState, "_winning", winning)]
+
+
+knob_mutant("no-duty-to-trump", "lets a player void in the suit led discard instead of trumping (ignores play.must_trump)",
+            "play", must_trump=False)
+knob_mutant("must-beat-missing", "lets a follower play any card of the suit led (ignores play.must_beat)", "play", must_beat=False)
+knob_mutant("must-overtrump-missing", "lets a trumping player play any trump (ignores play.must_overtrump)",
+            "play", must_overtrump=False)
+knob_mutant("must-beat-added", "makes a follower beat the winning card of the suit led where play.must_beat is off",
+            "play", must_beat=True)
+knob_mutant("must-overtrump-added", "makes a trumping player overtrump where play.must_overtrump is off",
+            "play", must_overtrump=True)
+
+
+@mutant("must-beat-not-on-trump-lead", "drops the duty to beat when trumps are led (ruling 4)", "play.must_beat")
+def _must_beat_not_on_trump_lead() -> list[Patch]:
+    def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
+        def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
+            led = self.trick[0][1].suit
+            if self.rules.play.must_beat and led == self.trump and any(c.suit == led for c in hand):
+                return [c for c in hand if c.suit == led]
+            return original(self, hand)
+
+        return allowed
+
+    return [wrap(MatchState, "_allowed_cards", make)]
+
+
+@mutant("must-beat-a-trumped-trick", "still makes a follower beat the suit led after the trick is trumped", "play.must_beat")
+def _must_beat_trumped() -> list[Patch]:
+    def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
+        def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
+            led = self.trick[0][1].suit
+            same = [c for c in hand if c.suit == led]
+            if self.rules.play.must_beat and same:
+                top = max((c for _, c in self.trick if c.suit == led), key=lambda c: c.strength)
+                return [c for c in same if c.strength > top.strength] or same
+            return original(self, hand)
+
+        return allowed
+
+    return [wrap(MatchState, "_allowed_cards", make)]
+
+
+@mutant("trump-instead-of-following", "lets a player who holds the suit led play a trump instead", "play")
+def _trump_instead_of_following() -> list[Patch]:
+    def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
+        def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
+            found = original(self, hand)
+            extra = [c for c in hand if c.suit == self.trump and c not in found]
+            return found + extra
+
+        return allowed
+
+    return [wrap(MatchState, "_allowed_cards", make)]
+
+
+@mutant("last-trick-bonus", "adds 10 card points for the last trick, as in other games of the family", "scoring")
+def _last_trick_bonus() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def close(self: MatchState, events: Events) -> None:
+            if self.trick_number == 8:
+                winner = self._winning()[0]
+                self.card_points[winner] += 10
+            original(self, events)
+
+        return close
+
+    return [wrap(MatchState, "_close_trick", make)]
+
+
+# ================================================================= marriages
+
+
+knob_mutant("marriage-on-first-trick", "allows a marriage on the first trick (ignores marriages.first_trick)",
+            "marriages", first_trick=True)
+knob_mutant("trump-from-next-trick", "makes a marriage's trump count from the next trick only", "marriages", trump_from="next_trick")
+knob_mutant("declaration-needs-suffix", "requires the 'marriage' suffix where leading the king or queen declares it",
+            "marriages", declaration=_swap("automatic", "optional"))
+knob_mutant("marriage-values-hearts-diamonds-swapped", "values diamonds 100 and hearts 80", "marriages",
+            values=lambda v: {**v, "D": v["H"], "H": v["D"]})
+
+
+knob_mutant("four-aces-where-off", "scores four aces (200) where marriages.four_aces is off", "marriages",
+            four_aces=lambda v: 200 if v is None else v)
+
+
+@mutant("marriage-without-partner", "accepts a marriage declared with only the king or the queen in hand", "marriages")
+def _marriage_without_partner() -> list[Patch]:
+    def make(original: Callable[..., Any]) -> Any:
+        def refusal(self: MatchState, hand: list[Card], action: Any) -> Any:
+            c = action.card
+            if action.declare == "marriage" and c.rank in ("K", "Q") and PARTNER[c] not in hand:
+                hand = hand + [PARTNER[c]]
+            return original(self, hand, action)
+
+        return refusal
+
+    return [wrap(MatchState, "_declare_refusal", make)]
+
+
+@mutant("undeclared-marriage-counted", "scores a marriage for a king and queen played by one player without declaring", "marriages")
+def _undeclared_marriage() -> list[Patch]:
+    def make_play(original: Callable[..., None]) -> Any:
+        def play(self: MatchState, action: Any, events: Events) -> None:
+            player = self.to_act
+            original(self, action, events)
+            self.__dict__.setdefault("played_by", {})[action.card] = player
+
+        return play
+
+    def make_score(original: Callable[..., None]) -> Any:
+        def score_played(state: MatchState, events: Events) -> None:
+            played: dict[Card, int] = state.__dict__.pop("played_by", {})
+            for suit in SUITS:
+                king, queen = played.get(card("K" + suit)), played.get(card("Q" + suit))
+                if king is not None and king == queen and suit not in state.marriages[king]:
+                    state.aces[king] += state.rules.marriages.values[suit]
+            original(state, events)
+
+        return score_played
+
+    return [wrap(MatchState, "_play", make_play), wrap(deal_end, "score_played", make_score)]
+
+
+@mutant("second-marriage-keeps-trump", "lets only the first marriage of a deal set trumps", "marriages")
+def _second_marriage_keeps_trump() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def declare(self: MatchState, player: int, hand: list[Card], action: Any, events: Events) -> None:
+            before, start = self.trump, len(events)
+            original(self, player, hand, action, events)
+            if before is not None:
+                self.trump, self.pending_trump = before, None
+                events[start:] = [e for e in events[start:] if e["type"] != "trump_changed"]
+
+        return declare
+
+    return [wrap(MatchState, "_declare", make)]
+
+
+# =================================================================== auction
+
+
+@mutant("opener-may-pass", "lets the opener pass first (the next player then opens)", "auction")
+def _opener_may_pass() -> list[Patch]:
+    def make_bid(original: Callable[..., None]) -> Any:
+        def bid(self: MatchState, action: Any, events: Events) -> None:
+            if not (isinstance(action, Pass) and self.high_bid is None):
+                return original(self, action, events)
+            player = self.to_act
+            assert player is not None
+            self.passed[player] = True
+            self.auction.append((player, "pass"))
+            if sum(self.passed) == 2:
+                self.high_bid = self.rules.auction.opening_bid
+                self.high_bidder = self.passed.index(False)
+                self._win_auction(events)
+                return None
+            self.to_act = next(p for p in ((player + 1) % 3, (player + 2) % 3) if not self.passed[p])
+            return None
+
+        return bid
+
+    def make_legal(original: Callable[[MatchState], list[str]]) -> Any:
+        return lambda self: sorted(original(self) + (["pass"] if self.high_bid is None else []))
+
+    return [wrap(MatchState, "_bid", make_bid), wrap(MatchState, "_legal_auction", make_legal)]
+
+
+@mutant("pass-not-final", "gives a player who passed another turn to bid", "auction")
+def _pass_not_final() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def bid(self: MatchState, action: Any, events: Events) -> None:
+            player = self.to_act
+            assert player is not None
+            original(self, action, events)
+            if self.phase == "auction" and self.to_act is not None:
+                self.to_act = (player + 1) % 3
+
+        return bid
+
+    return [wrap(MatchState, "_bid", make)]
+
+
+@mutant("equal-bid-accepted", "accepts a bid equal to the high bid", "auction")
+def _equal_bid() -> list[Patch]:
+    def make(original: Callable[..., Any]) -> Any:
+        def refusal(self: MatchState, player: int, amount: int) -> Any:
+            high = self.high_bid
+            if high is None or amount != high:
+                return original(self, player, amount)
+            self.high_bid = high - 1  # compare as if the high bid were just below
+            try:
+                return original(self, player, amount)
+            finally:
+                self.high_bid = high
+
+        return refusal
+
+    return [wrap(MatchState, "_bid_refusal", make)]
+
+
+knob_mutant("ceiling-ignores-marriages", "limits bids only by max_bid, not by the marriages held (ignores auction.ceiling)",
+            "auction", ceiling="none")
+knob_mutant("no-marriage-needed", "allows bids above 120 without a marriage (ignores auction.marriage_needed_above)",
+            "auction", marriage_needed_above=None)
+knob_mutant("stop-at-ignored", "lets a bid pass the stop before the auction stands there (ignores auction.stop_at)",
+            "auction", stop_at=None)
+knob_mutant("bid-step-5-everywhere", "accepts bids in steps of 5 where auction.bid_step is 10", "auction",
+            bid_step=lambda v: min(v, 5))
+knob_mutant("opening-not-forced", "lets the opener open above the opening bid where auction.opening is forced",
+            "auction", opening="at_least")
+knob_mutant("max-bid-ignored", "accepts bids and contracts above auction.max_bid", "auction", max_bid=10_000)
+
+
+@mutant("ceiling-counts-talon-marriage", "counts a marriage hoped for from the talon in the auction's limits", "auction.ceiling")
+def _ceiling_counts_talon() -> list[Patch]:
+    def make(original: Callable[..., tuple[bool, int]]) -> Any:
+        def worth(self: MatchState, hand: list[Card]) -> tuple[bool, int]:
+            return original(self, list(hand) + (self.talon if self.phase == "auction" else []))
+
+        return worth
+
+    return [wrap(MatchState, "_marriage_worth", make)]
+
+
+# ============================================================ talon, contract
+
+
+@mutant("give-directions-swapped", "gives the first card to the right and the second to the left", "talon")
+def _give_swapped() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        return lambda self, action, events: original(self, Give(action.right, action.left), events)
+
+    return [wrap(MatchState, "_give", make)]
+
+
+knob_mutant("talon-always-shown", "shows the talon at every bid (ignores talon.shown: from_bid)", "talon", shown="always")
+knob_mutant("talon-shown-only-above-threshold", "shows the talon only above talon.shown_from_bid, not at it",
+            "talon", shown_from_bid=lambda v: v + 1)
+knob_mutant("contract-raise-refused", "makes the contract equal the winning bid (ignores talon.contract_raise)",
+            "talon", contract_raise=False)
+knob_mutant("contract-ceiling-on-ten-cards", "checks a raised contract on the ten cards with the talon, not the eight kept",
+            "talon", contract_ceiling_hand=_swap("kept_hand", "hand_with_talon"))
+
+
+@mutant("contract-raise-unchecked", "lets a raised contract go above the ceiling and the marriage rule", "talon.contract_raise")
+def _contract_raise_unchecked() -> list[Patch]:
+    def make(original: Callable[..., Any]) -> Any:
+        def refusal(self: MatchState, amount: int) -> Any:
+            found = original(self, amount)
+            return None if found is not None and found.reason == "contract_above_ceiling" else found
+
+        return refusal
+
+    return [wrap(MatchState, "_contract_refusal", make)]
+
+
+# =================================================================== scoring
+
+
+def _round_with(unit: int, down_below: Fraction) -> Callable[[Any], Fraction]:
+    """Round to ``unit``: a remainder below ``down_below`` goes down, the rest up."""
+    def rounding(value: Any) -> Fraction:
+        exact = Fraction(value)
+        remainder = exact % unit
+        return exact - remainder if remainder < down_below else exact - remainder + unit
+
+    return rounding
+
+
+def _rounding_patch(kind: str, replacement: Callable[[Any], Fraction]) -> Patch:
+    def make(original: Callable[[Any, str], Fraction]) -> Any:
+        return lambda value, rounding: replacement(value) if rounding == kind else original(value, rounding)
+
+    return wrap(deal_end, "round_score", make)
+
+
+@mutant("rounding-remainder-2-up", "rounds a remainder of 2 up in nearest_5 (62 to 65)", "scoring.defender_rounding")
+def _rounding_two_up() -> list[Patch]:
+    return [_rounding_patch("nearest_5", _round_with(5, Fraction(2)))]
+
+
+@mutant("rounding-remainder-5-down", "rounds a remainder of 5 down in nearest_10 (65 to 60)", "scoring.defender_rounding")
+def _rounding_five_down() -> list[Patch]:
+    return [_rounding_patch("nearest_10", _round_with(10, Fraction(6)))]
+
+
+knob_mutant("defender-rounding-to-5", "rounds defenders to 5 where scoring.defender_rounding says 10", "scoring",
+            defender_rounding=lambda v: "nearest_5" if v == "nearest_10" else v)
+knob_mutant("defenders-not-rounded", "scores defenders' exact totals (ignores scoring.defender_rounding)", "scoring",
+            defender_rounding="exact")
+knob_mutant("declarer-rounded-before-check", "rounds the declarer's total to 5 before the contract check", "scoring",
+            declarer_rounding="nearest_5")
+
+
+@mutant("declarer-scores-total", "gives a declarer who makes the contract the total instead of the contract", "scoring")
+def _declarer_scores_total() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def finish(state: MatchState, outcome: Any, deltas: list[Fraction], events: Events) -> None:
+            if outcome.kind == "played" and outcome.made:
+                deltas = list(deltas)
+                deltas[outcome.declarer] = outcome.points[outcome.declarer]
+            original(state, outcome, deltas, events)
+
+        return finish
+
+    return [wrap(deal_end, "_finish", make)]
+
+
+@mutant("contract-needs-more-than-contract", "fails a declarer whose total exactly equals the contract", "scoring")
+def _strict_contract() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def finish(state: MatchState, outcome: Any, deltas: list[Fraction], events: Events) -> None:
+            total = round_score(outcome.points[outcome.declarer], state.rules.scoring.declarer_rounding)
+            if outcome.kind == "played" and outcome.made and total == outcome.contract:
+                outcome = dataclasses.replace(outcome, made=False)
+                deltas = list(deltas)
+                deltas[outcome.declarer] = Fraction(-outcome.contract)
+            original(state, outcome, deltas, events)
+
+        return finish
+
+    return [wrap(deal_end, "_finish", make)]
+
+
+# ================================================================ giving up
+
+
+knob_mutant("give-up-half-rounded-up", "rounds the half-bid give-up gain up to 5 where halves are kept",
+            "giving_up", half_bid_rounding="up_to_5")
+knob_mutant("give-up-half-not-rounded", "keeps the half-bid give-up gain exact where it rounds up to 5",
+            "giving_up", half_bid_rounding="exact")
+knob_mutant("give-up-defenders-always-paid", "pays defenders from the first give-up (ignores giving_up.defenders_paid_from)",
+            "giving_up", defenders_paid_from=1)
+knob_mutant("give-up-penalty-ignored", "never charges the penalty for repeated give-ups (ignores giving_up.penalty_from)",
+            "giving_up", penalty_from=None)
+knob_mutant("give-up-costs-the-bid", "takes the winning bid from a declarer who gives up where it costs nothing",
+            "giving_up", declarer_loses="winning_bid")
+knob_mutant("give-up-free-for-declarer", "takes nothing from a declarer who gives up where it costs the bid",
+            "giving_up", declarer_loses="nothing")
+knob_mutant("give-up-allowed-on-barrel", "lets a player on the barrel give up (ignores giving_up.on_barrel)",
+            "giving_up", on_barrel=True)
+knob_mutant("give-up-refused-on-barrel", "refuses a give-up on the barrel where giving_up.on_barrel allows it",
+            "giving_up", on_barrel=False)
+knob_mutant("give-up-moment-swapped", "offers the give-up at the other moment (before the exchange vs with the contract)",
+            "giving_up", moment=_swap("before_exchange", "with_contract"))
+
+
+@mutant("give-up-half-truncated", "drops the half point of a half-bid give-up gain (57.5 to 57)", "giving_up.half_bid_rounding")
+def _give_up_truncated() -> list[Patch]:
+    def make(original: Callable[..., Fraction]) -> Any:
+        return lambda rules, bid: Fraction(int(original(rules, bid)))
+
+    return [wrap(deal_end, "give_up_defender_gain", make)]
+
+
+@mutant("give-up-counter-shared", "counts give-ups for the whole table instead of per player", "giving_up")
+def _give_up_counter_shared() -> list[Patch]:
+    def shared(original: Callable[..., Any]) -> Any:
+        def call(state: MatchState, *args: Any) -> Any:
+            own = list(state.give_ups)
+            declarer = state.declarer
+            assert declarer is not None
+            state.give_ups[declarer] = sum(own)
+            try:
+                return original(state, *args)
+            finally:
+                state.give_ups = own
+
+        return call
+
+    return [wrap(deal_end, "score_given_up", shared), wrap(MatchState, "_give_up_refusal", shared)]
+
+
+# ===================================================================== bolts
+
+
+def _bolts_with(is_zero: Callable[[MatchState, Any, int], bool], who: Callable[[Any], list[int]],
+                reset: bool = True) -> Callable[[MatchState, Any, Events], None]:
+    """deal_end._bolts with another idea of a zero, of who gets bolts, or of the reset."""
+    def bolts(state: MatchState, outcome: Any, events: Events) -> None:
+        rules = state.rules.bolts
+        if not rules.enabled or (outcome.kind == "given_up" and not rules.in_give_up_deal):
+            return
+        for p in who(outcome):
+            if p in outcome.occupants and not rules.on_barrel:
+                continue
+            if not is_zero(state, outcome, p):
+                if rules.counting == "consecutive":
+                    state.bolts[p] = 0
+                continue
+            state.bolts[p] += 1
+            events.append({"type": "bolt", "player": p, "count": state.bolts[p]})
+            if state.bolts[p] % rules.every == 0:
+                state.bolts[p] = 0 if reset else state.bolts[p]
+                state.scores[p] -= rules.penalty
+                events.append({"type": "bolt_penalty", "player": p, "penalty": rules.penalty})
+
+    return bolts
+
+
+def _normal_zero(state: MatchState, outcome: Any, p: int) -> bool:
+    if state.rules.bolts.zero == "zero_points":
+        return bool(outcome.points[p] == 0)
+    return state.tricks_won[p] == 0
+
+
+def _defenders(outcome: Any) -> list[int]:
+    return [(outcome.declarer + 1) % 3, (outcome.declarer + 2) % 3]
+
+
+@mutant("bolt-for-two-points", "counts a defender's deal of 2 points or less (a jack and two nines) as a bolt", "bolts.zero")
+def _bolt_two_points() -> list[Patch]:
+    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: bool(o.points[p] <= 2), _defenders))]
+
+
+@mutant("bolt-counts-tricks", "makes a bolt 'no trick won' where bolts.zero says 'no points'", "bolts.zero")
+def _bolt_counts_tricks() -> list[Patch]:
+    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: s.tricks_won[p] == 0, _defenders))]
+
+
+@mutant("bolt-for-failed-declarer", "gives a bolt to a declarer who fails the contract", "bolts")
+def _bolt_failed_declarer() -> list[Patch]:
+    def zero(state: MatchState, outcome: Any, p: int) -> bool:
+        return (not outcome.made) if p == outcome.declarer else _normal_zero(state, outcome, p)
+
+    return [setting(deal_end, "_bolts", _bolts_with(zero, lambda o: [0, 1, 2]))]
+
+
+@mutant("bolt-counter-not-reset", "keeps counting bolts after a penalty instead of starting again", "bolts.every")
+def _bolt_not_reset() -> list[Patch]:
+    return [setting(deal_end, "_bolts", _bolts_with(_normal_zero, _defenders, reset=False))]
+
+
+knob_mutant("bolt-on-barrel", "counts bolts for a player on the barrel (ignores bolts.on_barrel)", "bolts", on_barrel=True)
+knob_mutant("bolt-in-give-up-deal", "gives bolts in a given-up deal (ignores bolts.in_give_up_deal)", "bolts", in_give_up_deal=True)
+knob_mutant("bolts-consecutive", "resets the bolt count after a scoring deal where bolts are cumulative",
+            "bolts", counting="consecutive")
+
+
+# ==================================================================== barrel
+
+
+@mutant("barrel-not-capping", "lets a score that passes the barrel threshold stand instead of capping it", "barrel.threshold")
+def _barrel_not_capping() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def arrivals(state: MatchState, outcome: Any, events: Events) -> None:
+            before, start = list(state.scores), len(events)
+            original(state, outcome, events)
+            for event in events[start:]:
+                if event["type"] == "barrel_entered" and state.barrel[event["player"]].on:
+                    state.scores[event["player"]] = before[event["player"]]
+
+        return arrivals
+
+    return [wrap(deal_end, "_barrel_arrivals", make)]
+
+
+@mutant("knock-off-penalises-newcomer", "makes the arriving player fall back instead of knocking off the occupant",
+        "barrel.max_occupants", "barrel.knock_off_penalty")
+def _knock_off_newcomer() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def arrivals(state: MatchState, outcome: Any, events: Events) -> None:
+            limit = state.rules.barrel.max_occupants
+            staying = [p for p in range(3) if state.barrel[p].on]
+            start = len(events)
+            original(state, outcome, events)
+            if limit is None or not staying:
+                return
+            knocked = [e for e in events[start:] if e["type"] == "barrel_left" and e["reason"] == "knocked_off"]
+            if not knocked:
+                return
+            # undo the knock-off and send the newcomers back instead
+            penalty = state.rules.barrel.knock_off_penalty
+            entered = [e["player"] for e in events[start:] if e["type"] == "barrel_entered"]
+            for e in knocked:
+                seat = state.barrel[e["player"]]
+                seat.on, seat.failed_visits = True, seat.failed_visits - 1
+                state.scores[e["player"]] += e["penalty"]
+            events[start:] = [e for e in events[start:] if e not in knocked]
+            for p in entered:
+                if state.barrel[p].on:
+                    deal_end._leave(state, p, "fell_back", penalty, events)
+
+        return arrivals
+
+    return [wrap(deal_end, "_barrel_arrivals", make)]
+
+
+@mutant("barrel-failed-contract-stays", "keeps a declarer on the barrel after a failed contract (only an attempt used)",
+        "barrel")
+def _barrel_failed_stays() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def leave(state: MatchState, p: int, reason: str, penalty: int, events: Events) -> None:
+            if reason != "failed_contract":
+                original(state, p, reason, penalty, events)
+
+        return leave
+
+    return [wrap(deal_end, "_leave", make)]
+
+
+knob_mutant("barrel-attempts-as-declarer", "counts barrel attempts only in deals the occupant declares",
+            "barrel", attempt_counts="as_declarer")
+knob_mutant("barrel-attempts-never-expire", "never ends a barrel visit for running out of attempts", "barrel", attempts=10_000)
+knob_mutant("barrel-attempts-penalty-ignored", "ends a visit without the attempts penalty", "barrel", attempts_penalty=0)
+knob_mutant("defenders-score-on-barrel", "counts defending points for a player on the barrel", "barrel", defender_points="counted")
+knob_mutant("barrel-min-contract-ignored", "lets any made contract win from the barrel (ignores barrel.min_contract)",
+            "barrel", min_contract=0)
+knob_mutant("jump-over-rule-inverted", "reads barrel.jump_over_wins the wrong way round", "barrel",
+            jump_over_wins=lambda v: not v)
+knob_mutant("failed-visit-reset-ignored", "never resets a score after repeated failed visits", "barrel", failed_visit_reset=None)
+knob_mutant("give-up-deal-not-an-attempt", "does not count a given-up deal as a barrel attempt", "barrel",
+            give_up_deal_counts=False)
+knob_mutant("barrel-occupants-unlimited", "lets any number sit on the barrel (ignores barrel.max_occupants)", "barrel",
+            max_occupants=None)
+
+
+# ============================================================ the 800 rule
+
+
+knob_mutant("lock-from-820", "applies the 800 rule from 820", "defender_lock", from_=lambda v: v + 20)
+knob_mutant("lock-ignored", "never limits defending points (ignores defender_lock)", "defender_lock", enabled=False)
+knob_mutant("lock-mode-swapped", "reads defender_lock.mode the wrong way (cap vs stop_counting)", "defender_lock",
+            mode=_swap("cap", "stop_counting"))
+knob_mutant("defender-max-ignored", "lets defending lift a score above defender_lock.defender_max", "defender_lock",
+            defender_max=None)
+
+
+# ====================================================================== dump
+
+
+knob_mutant("dump-positive-only", "dumps only +555, not -555 (ignores dump.negative)", "dump", negative=False)
+knob_mutant("dump-ignored", "never dumps a score of 555 (ignores dump)", "dump", enabled=False)
+
+
+@mutant("dump-when-passing-555", "dumps a score that passed through 555 in the deal, not only one that lands on it", "dump")
+def _dump_passing() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def dump(state: MatchState, events: Events) -> None:
+            rules = state.rules.dump
+            if rules.enabled:
+                for p in range(3):
+                    low, high = sorted((state.start_scores[p], state.scores[p]))
+                    if low < rules.score < high:
+                        state.scores[p] = Fraction(rules.score)
+            original(state, events)
+
+        return dump
+
+    return [wrap(deal_end, "_dump", make)]
+
+
+@mutant("dump-before-bolt-penalty", "checks 555 before the bolt penalty instead of at the very end", "dump", "bolts")
+def _dump_before_bolts() -> list[Patch]:
+    dump = deal_end._dump
+
+    def make(original: Callable[..., None]) -> Any:
+        def bolts(state: MatchState, outcome: Any, events: Events) -> None:
+            dump(state, events)
+            original(state, outcome, events)
+
+        return bolts
+
+    return [wrap(deal_end, "_bolts", make), setting(deal_end, "_dump", lambda state, events: None)]
+
+
+# =================================================================== redeals
+
+
+@mutant("four-nines-redeal-ignored", "ignores the four-nines redeal rule", "redeals")
+def _four_nines_ignored() -> list[Patch]:
+    return [rules_tweak(lambda r: dataclasses.replace(r, redeals=tuple(x for x in r.redeals if x.condition != "four_nines")))]
+
+
+@mutant("three-nines-count-as-four", "grants the four-nines redeal for three nines", "redeals")
+def _three_nines() -> list[Patch]:
+    def make(original: Callable[..., bool]) -> Any:
+        def qualifies(self: MatchState, player: int | None, rule: Any) -> bool:
+            if rule.condition == "four_nines" and player is not None:
+                return sum(1 for c in self.hands[player] if c.rank == "9") >= 3
+            return original(self, player, rule)
+
+        return qualifies
+
+    return [wrap(MatchState, "_qualifies", make)]
+
+
+@mutant("redeal-claims-automatic", "redeals at once where the qualifying player should be asked", "redeals")
+def _claims_automatic() -> list[Patch]:
+    def change(r: Rules) -> Rules:
+        return dataclasses.replace(r, redeals=tuple(dataclasses.replace(x, by="automatic") for x in r.redeals))
+
+    return [rules_tweak(change)]
+
+
+knob_mutant("redeal-moves-the-deal", "passes the deal on after a redeal (ignores deal.dealer_after_redeal)", "deal",
+            dealer_after_redeal=_swap("same", "next"))
+
+
+# ============================================================== deal, match end
+
+
+@mutant("next-dealer-on-the-right", "passes the deal to the right instead of the left", "deal.next_dealer")
+def _next_dealer_right() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def finish(state: MatchState, *args: Any) -> None:
+            original(state, *args)
+            if state.next_dealer is not None and state.dealer is not None:
+                state.next_dealer = (state.dealer + 2) % 3
+
+        return finish
+
+    return [wrap(deal_end, "_finish", make)]
+
+
+knob_mutant("defenders-can-win-inverted", "reads match_end.defenders_can_win the wrong way round", "match_end",
+            defenders_can_win=lambda v: not v)
+
+
+@mutant("tie-break-ignores-declarer", "gives a shared finish to the highest score even when the declarer is among them",
+        "match_end.tie_break")
+def _tie_break() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def match_end(state: MatchState, outcome: Any, events: Events) -> None:
+            target = state.rules.match_end.target
+            reached = [p for p in range(3) if state.scores[p] >= target and deal_end._eligible(state, outcome, p)]
+            if outcome.declarer in reached and len(reached) > 1:
+                top = max(state.scores[p] for p in reached)
+                others = [p for p in reached if state.scores[p] == top]
+                outcome = dataclasses.replace(outcome, declarer=others[0])
+            original(state, outcome, events)
+
+        return match_end
+
+    return [wrap(deal_end, "_match_end", make)]
+
