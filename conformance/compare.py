@@ -52,15 +52,6 @@ class KnobDifference:
                 "values": {name: {"value": value, **self.provenance.get(name, {})} for name, value in self.values.items()}}
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-like copy of a frozen profile value (tuples to lists, mappings to dicts)."""
-    if hasattr(value, "items"):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
-
-
 def _knob_names(profiles: Sequence[variants.ResolvedProfile]) -> list[str]:
     """Every ``section.knob`` of the profiles, in the profiles' (DESIGN.md) section order."""
     names: list[str] = []
@@ -72,7 +63,7 @@ def _knob_names(profiles: Sequence[variants.ResolvedProfile]) -> list[str]:
 
 def _value(profile: variants.ResolvedProfile, knob: str) -> Any:
     section, _, name = knob.partition(".")
-    return _plain(profile.rules.get(section, {}).get(name))
+    return variants.thaw(profile.rules.get(section, {}).get(name))
 
 
 def knob_differences(names: Sequence[str]) -> list[KnobDifference]:
@@ -82,7 +73,7 @@ def knob_differences(names: Sequence[str]) -> list[KnobDifference]:
     for knob in _knob_names(profiles):
         values = {name: _value(profile, knob) for name, profile in zip(names, profiles)}
         if len({json.dumps(value, sort_keys=True) for value in values.values()}) > 1:
-            provenance = {name: _plain(profile.provenance.get(knob, {})) for name, profile in zip(names, profiles)}
+            provenance = {name: variants.thaw(profile.provenance.get(knob, {})) for name, profile in zip(names, profiles)}
             found.append(KnobDifference(knob, values, provenance))
     return found
 

@@ -18,20 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+import variants
 from conformance.transcripts import CASES_DIR, Transcript, discover
-
-def plain(value: Any) -> Any:
-    """A resolved (frozen) value as plain JSON data."""
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
-    return value
-
 
 def knob_values(rules: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """``section.knob`` -> value of resolved rules."""
-    return {f"{section}.{knob}": plain(value) for section, knobs in rules.items() for knob, value in knobs.items()}
+    return {f"{section}.{knob}": variants.thaw(value) for section, knobs in rules.items() for knob, value in knobs.items()}
 
 
 @dataclass
@@ -78,7 +70,6 @@ def coverage(profiles: Sequence[ProfileSpec], cases: Iterable[Transcript]) -> di
 
 def bundled_profiles(selected: Sequence[str] = ()) -> list[ProfileSpec]:
     """Every bundled profile and each of its options, resolved by ``variants``."""
-    import variants
 
     specs = []
     for info in variants.list_profiles():

@@ -700,21 +700,13 @@ def _rules_against(case: Transcript, profile: str, baseline: str) -> str:
     """The knobs that differ from the first row's profile, those the transcript is about first."""
     mine, theirs = resolved(profile), resolved(baseline)
     differing = [f"{section}.{knob}" for section, knobs in mine.rules.items() for knob in knobs
-                 if json.dumps(_plain(knobs[knob]), sort_keys=True)
-                 != json.dumps(_plain(theirs.rules.get(section, {}).get(knob)), sort_keys=True)]
+                 if json.dumps(variants.thaw(knobs[knob]), sort_keys=True)
+                 != json.dumps(variants.thaw(theirs.rules.get(section, {}).get(knob)), sort_keys=True)]
     about = [knob for knob in differing if knob in case.knobs]
-    words = [f"{knob} {show(_plain(theirs.value(knob)))} -> {show(_plain(mine.value(knob)))}" for knob in about]
+    words = [f"{knob} {show(variants.thaw(theirs.value(knob)))} -> {show(variants.thaw(mine.value(knob)))}" for knob in about]
     rest = len(differing) - len(about)
     text = f"rules against {baseline}: " + ("; ".join(words) if words else "none of the knobs this transcript is about differ")
     return text + (f" ({rest} other knob(s) differ: thousand compare {baseline} {profile})" if rest else "")
-
-
-def _plain(value: Any) -> Any:
-    if hasattr(value, "items"):
-        return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(item) for item in value]
-    return value
 
 
 def replay_markdown(case_id: str, profiles: Sequence[str] | str = "all") -> str:

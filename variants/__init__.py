@@ -11,6 +11,7 @@ Public API (other packages import only these names):
 - ``load_axes()`` / ``Axis``: the table of variant axes (spec/unsupported.yaml).
 - ``inert_knobs(profile)``: the knobs that cannot change an outcome under that profile, with why;
   ``controlling_knobs(section, knob)``: the knobs that decide whether it applies.
+- ``thaw(value)``: a plain JSON copy of a resolved (frozen) value.
 - ``ProfileError``: the only exception this package raises for bad input.
 """
 
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from variants.applicability import controlling_knobs, inert_knobs
 from variants.errors import ProfileError
-from variants.model import OptionInfo, ProfileInfo, ResolvedProfile
+from variants.model import OptionInfo, ProfileInfo, ResolvedProfile, thaw
 from variants.resolve import list_profiles, load_profile_file, resolve
 from variants.unsupported import Axis, load_axes
 
@@ -34,4 +35,5 @@ __all__ = [
     "load_axes",
     "load_profile_file",
     "resolve",
+    "thaw",
 ]
