@@ -7,12 +7,17 @@ implementation, run as a subprocess (never imported): a seeded shuffle deals the
 seeded choice among the sorted legal actions picks every action. Each deal is written to
 ``conformance/generated/<profile>/<nnn>.yaml`` with its legal sets and the state after the
 deal. ``--check`` plays them again in memory and fails if any file differs or is missing.
+
+Generated transcripts are checked against the hand-written ones, never the other way
+round: before writing, the implementation must pass every hand-written case
+(``thousand verify --cases conformance/cases``); otherwise nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Sequence
@@ -21,7 +26,7 @@ import yaml
 
 from conformance.process import Implementation, ProtocolFailure
 from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
-from conformance.transcripts import GENERATED_DIR
+from conformance.transcripts import CASES_DIR, GENERATED_DIR
 
 RANKS = ("A", "10", "K", "Q", "J", "9")
 DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)  # the state's sort order
@@ -149,12 +154,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.check:
         return check(files, args.out)
+    if not passes_hand_written_cases(command):
+        print("generate: the implementation fails hand-written cases (above); nothing written", file=sys.stderr)
+        return 1
     for relative, text in files.items():
         path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"wrote {len(files)} transcripts to {args.out}")
     return 0
+
+
+def passes_hand_written_cases(command: Sequence[str]) -> bool:
+    """Run the hand-written corpus against the recording implementation, as `thousand verify` does."""
+    run = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", "--cases", str(CASES_DIR),
+                          "--jobs", "2", "--", *command], capture_output=True, text=True)
+    if run.returncode != 0:
+        print(run.stdout[-4000:], file=sys.stderr)
+    return run.returncode == 0
 
 
 def check(files: dict[Path, str], folder: Path) -> int:

@@ -43,3 +43,15 @@ def test_the_deck_is_dealt_seven_seven_seven_three() -> None:
     hands, talon = generate.deal_cards(random.Random("x"))
     assert [len(hand) for hand in hands] == [7, 7, 7] and len(talon) == 3
     assert len({card for hand in hands for card in hand} | set(talon)) == 24
+
+
+def test_nothing_is_generated_from_an_implementation_that_fails_hand_written_cases(tmp_path: Path) -> None:
+    """Generated transcripts are checked against the hand-written ones, not the other way round."""
+    import sys
+
+    from conformance.generate import main
+
+    broken = [sys.executable, "-m", "mutants.serve", "ten-below-king"]
+    code = main(["--per-profile", "1", "--profile", "classic", "--out", str(tmp_path), "--", *broken])
+    assert code == 1
+    assert not list(tmp_path.rglob("*.yaml"))
