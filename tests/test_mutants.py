@@ -254,3 +254,20 @@ def test_count_steps_reads_every_deal(tmp_path: Path) -> None:
         "id: p/s/two-deals\ndeals:\n- steps: [{action: pass}, {action: pass}]\n- steps: [{action: pass}]\n", encoding="utf-8")
     (tmp_path / "p" / "s" / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
     assert matrix.count_steps([tmp_path]) == {"p/s/two-deals": 3}
+
+
+def test_a_broken_reference_fails_naming_the_first_diverging_step_and_the_knob() -> None:
+    """The reference with one rule broken (no duty to beat) fails where the duty first matters."""
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", "--profile", "polish",
+         "-k", "polish/play/must-beat-the-card-led", "--", sys.executable, "-m", "mutants.serve", "must-beat-missing"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 1
+    assert "FAIL polish/play/must-beat-the-card-led [polish]" in run.stdout
+    assert "at deal 1, step 7 (play 9S)" in run.stdout
+    assert "knobs: play.must_beat" in run.stdout
+    assert 'expected: ["play KS"]' in run.stdout
