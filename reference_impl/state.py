@@ -215,7 +215,8 @@ class MatchState:
             "trick_number": self.trick_number,
             "tricks_won": list(self.tricks_won),
             "card_points": list(self.card_points),
-            "marriages": [list(m) for m in self.marriages],
+            # suit letters in the order declared, then "aces" where four aces were declared
+            "marriages": [list(m) + (["aces"] if self.aces[p] else []) for p, m in enumerate(self.marriages)],
             "deal_result": copy.deepcopy(self.deal_result),
             "scores": [number(s) for s in self.scores],
             "bolts": list(self.bolts),
