@@ -26,6 +26,7 @@ from conformance.transcripts import CaseBug, Transcript, refusal_class
 
 OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "case_bug")
 REFERENCE_COMMAND = (sys.executable, "-m", "reference_impl.server")
+TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP = 5  # per worker
 START_FAILURES_BEFORE_GIVING_UP = 3
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
@@ -161,6 +162,7 @@ class Worker:
         self.impl: Implementation | None = None
         self.start_reply: dict[str, Any] | None = None
         self.start_failures = 0
+        self.timeouts_in_a_row = 0
         self.documents: dict[str, Preencoded] = {}  # serialized once per profile
         self._lock = threading.Lock()
 
@@ -231,6 +233,12 @@ class Worker:
         """Run one case under one profile; every failure mode becomes an outcome."""
         started = time.monotonic()
         result = Result(case.id, case.title, profile, "pass", knobs=case.knobs)
+        if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP:
+            # An implementation that hangs on every case would otherwise cost --timeout per
+            # case for the whole corpus: the rest is reported at once, never silently dropped.
+            result.outcome = "timeout"
+            result.message = (f"not run: the implementation timed out on {self.timeouts_in_a_row} cases in a row")
+            return result
         try:
             self._ensure_started()
             CaseRun(self, case, profile).play()
@@ -248,6 +256,7 @@ class Worker:
             result.details = dict(exc.details)
             result.stderr_tail = self._stderr_tail()
             self.discard()  # the stream cannot be trusted any more: restart for the next case
+        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if result.outcome == "timeout" else 0
         result.seconds = time.monotonic() - started
         return result
 

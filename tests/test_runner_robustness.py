@@ -60,6 +60,18 @@ def test_an_implementation_that_never_starts_is_not_retried_forever(tmp_path: Pa
     assert "not retried" in messages[-1]
 
 
+def test_an_implementation_that_hangs_on_every_case_does_not_cost_a_timeout_per_case(tmp_path: Path) -> None:
+    for number in range(9):
+        write_case(tmp_path, f"t/c{number}", [{"action": "play AS"}])
+    planned = runner.plan(discover([tmp_path]))
+    state = runner.run_jobs(planned, runner.Settings(fake("hang_on_apply"), 0.3))
+    results = [state.results[i] for i in sorted(state.results)]
+    assert [r.outcome for r in results] == ["timeout"] * 9  # every case is reported
+    limit = runner.TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP
+    assert all("no reply to 'apply'" in r.message for r in results[:limit])
+    assert all("not run: the implementation timed out on 5 cases in a row" in r.message for r in results[limit:])
+
+
 def test_a_flood_on_stderr_does_not_block_and_is_kept_bounded(tmp_path: Path) -> None:
     results = run_two_cases(tmp_path, "flood_stderr")
     assert [r.outcome for r in results] == ["pass", "pass"]
