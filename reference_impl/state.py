@@ -581,25 +581,20 @@ class MatchState:
         led = self.trick[0][1].suit
         same = [c for c in hand if c.suit == led]
         if same:
-            if p.must_beat:
-                best = self._winning()[1]
-                if best.suit == led:
-                    higher = [c for c in same if c.strength > best.strength]
-                    if higher:
-                        return higher
-            return same
+            return (p.must_beat and self._beating(same, led)) or same
         trump = self.trump
         if trump is not None and p.must_trump:
             trumps = [c for c in hand if c.suit == trump]
             if trumps:
-                if p.must_overtrump:
-                    best = self._winning()[1]
-                    if best.suit == trump:
-                        higher = [c for c in trumps if c.strength > best.strength]
-                        if higher:
-                            return higher
-                return trumps
+                return (p.must_overtrump and self._beating(trumps, trump)) or trumps
         return hand
+
+    def _beating(self, cards: list[Card], suit: str) -> list[Card]:
+        """The cards that beat the trick's winning card when that card is of ``suit`` (else none)."""
+        best = self._winning()[1]
+        if best.suit != suit:
+            return []
+        return [c for c in cards if c.strength > best.strength]
 
     def _can_declare(self) -> bool:
         return self.trick_number != 1 or self.rules.marriages.first_trick
