@@ -239,7 +239,7 @@ INSTRUCTIVE_DEALS = (
 def compare_deals_page(names: list[str]) -> str:
     """The pairwise matrix of knob differences and a few deals replayed under every profile."""
     matrix = compare.knob_difference_matrix(names)
-    lines = [MARK, "", "# Same deal, every rulebook", "",
+    lines = ["---", "hide:", "  - toc", "---", MARK, "", "# Same deal, every rulebook", "",
              "How many knobs differ between each pair of profiles, then real transcripts replayed under "
              "every profile and option by the reference implementation (`thousand replay CASE --profiles all`). "
              "A profile that refuses a step stops there, with the reason.", "",
