@@ -68,12 +68,24 @@ class DealStory:
     trick: list[tuple[int, str]] = field(default_factory=list)
     trick_number: int = 1
     taken: list[int] = field(default_factory=lambda: [0, 0, 0])
+    winners: list[int] = field(default_factory=list)
 
 
 def narrate_case(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Markdown lines for every deal of a transcript."""
-    marriages = rules.get("marriages", {})
     out: list[str] = []
+    for story, deal in stories(case, rules):
+        out += story.lines
+        if deal.get("expect"):
+            out += ["", "**After the deal:** " + _expect_text(deal["expect"])]
+        out.append("")
+    return out
+
+
+def stories(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -> list[tuple[DealStory, dict[str, Any]]]:
+    """Each deal of a transcript walked through: its story (lines, trick winners) and its data."""
+    marriages = rules.get("marriages", {})
+    walked = []
     for number, deal in enumerate(case.get("deals") or [], start=1):
         story = DealStory(
             dealer=int(deal.get("dealer", 0)),
@@ -82,15 +94,12 @@ def narrate_case(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -
             declaration=str(marriages.get("declaration", "optional")),
             trump_from=str(marriages.get("trump_from", "this_trick")),
         )
-        out += _deal_header(number, story)
+        story.lines += _deal_header(number, story)
         story.to_act = (story.dealer + 1) % 3
         for step in deal.get("steps") or []:
             _narrate_step(story, step)
-        out += story.lines
-        if deal.get("expect"):
-            out += ["", "**After the deal:** " + _expect_text(deal["expect"])]
-        out.append("")
-    return out
+        walked.append((story, deal))
+    return walked
 
 
 def _deal_header(number: int, story: DealStory) -> list[str]:
@@ -109,6 +118,8 @@ def _narrate_step(story: DealStory, step: dict[str, Any]) -> None:
         return
     words = action.split()
     kind = words[0] if words else ""
+    if kind in ("bid", "pass") and not story.bids and not story.passed and "player" not in step:
+        player = (story.dealer + 1) % 3  # the auction opens with the opener, whatever claims came before
     handler = {
         "bid": _bid, "pass": _bid, "give": _give, "contract": _contract, "give_up": _give_up,
         "play": _play, "redeal": _claim, "no_redeal": _claim,
@@ -119,6 +130,8 @@ def _narrate_step(story: DealStory, step: dict[str, Any]) -> None:
         handler(story, int(player), words)
     if step.get("expect"):
         story.lines.append(f"    - then: {_expect_text(step['expect'])}")
+        if isinstance(step["expect"].get("to_act"), int):
+            story.to_act = step["expect"]["to_act"]  # the transcript knows who acts next
 
 
 def _next_bidder(story: DealStory, after: int) -> int:
@@ -157,6 +170,7 @@ def _give(story: DealStory, player: int, words: list[str]) -> None:
 
 
 def _contract(story: DealStory, player: int, words: list[str]) -> None:
+    story.to_act = player  # the declarer leads the first trick (after any claim window)
     story.lines.append(f"- Seat {player} fixes the contract at {words[1]}.")
     story.lines.append("")
     story.lines += ["| trick | plays (in order) | trump | winner |", "|---|---|---|---|"]
@@ -208,6 +222,7 @@ def _close_trick(story: DealStory) -> None:
             winner, best = seat, card
     points = sum(POINTS.get(split_card(card)[0], 0) for _, card in cards)
     story.taken[winner] += points
+    story.winners.append(winner)
     plays = ", ".join(f"{seat}: {pretty(text.split(' ')[0])}{text[len(text.split(' ')[0]):]}" for seat, text in story.trick)
     trump = SUIT_SYMBOLS.get(story.trump, "none") if story.trump else "none"
     story.lines.append(f"| {story.trick_number} | {plays} | {trump} | seat {winner} (+{points}, running {story.taken}) |")
