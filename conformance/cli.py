@@ -24,6 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="thousand",
         description="Rule profiles, conformance runner and tools for the card game Thousand.",
+        epilog="Also: python -m mutants (the kill matrix), python -m conformance.generate [--check] "
+               "(generated transcripts), thousand-reference (the reference implementation's protocol server). "
+               "'thousand COMMAND --help' describes each command.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in SUBCOMMAND_MODULES:
