@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .scoring import number, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
+from .scoring import Number, number, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
 
 if TYPE_CHECKING:
     from .state import Event, MatchState
@@ -27,7 +27,7 @@ class DealOutcome:
     declarer: int
     contract: int  # the contract played, or the winning bid given up
     made: bool
-    points: list[Fraction]  # raw totals: card points + declarations
+    points: list[Number]  # raw totals: card points + declarations
     occupants: list[int]  # on the barrel when the deal began
 
 
@@ -36,8 +36,8 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     declarer, contract = state.declarer, state.contract
     assert declarer is not None and contract is not None
     marriages = state.rules.marriages.values
-    points = [
-        Fraction(state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p]) for p in range(3)
+    points: list[Number] = [
+        state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p] for p in range(3)
     ]
     scoring = state.rules.scoring
     made = round_score(points[declarer], scoring.declarer_rounding) >= contract
@@ -55,7 +55,7 @@ def score_given_up(state: MatchState, events: list[Event]) -> None:
     assert declarer is not None and bid is not None
     rules = state.rules.giving_up
     count = state.give_ups[declarer]
-    outcome = DealOutcome("given_up", declarer, bid, False, [Fraction(0)] * 3, _occupants(state))
+    outcome = DealOutcome("given_up", declarer, bid, False, [0, 0, 0], _occupants(state))
     deltas = [Fraction(0)] * 3
     deltas[declarer] = -give_up_declarer_loss(rules, bid, count)
     if count >= rules.defenders_paid_from:

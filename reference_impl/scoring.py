@@ -27,13 +27,16 @@ def round_score(value: Number, rounding: str) -> Fraction:
     remainder 0-4 down, 5-9 up (below 5 down). Negative values never occur (totals are
     card points and marriages) but round the same way by their remainder.
     """
-    value = Fraction(value)
     if rounding == "exact":
-        return value
+        return Fraction(value)
     unit = 5 if rounding == "nearest_5" else 10
-    remainder = value % unit
-    base = value - remainder
-    return base if remainder * 2 < unit else base + unit
+    if isinstance(value, int):  # totals of card points are whole: integer arithmetic is enough
+        remainder = value % unit
+        return Fraction(value - remainder + (unit if remainder * 2 >= unit else 0))
+    exact = Fraction(value)
+    rest = exact % unit
+    base = exact - rest
+    return base if rest * 2 < unit else base + unit
 
 
 def give_up_defender_gain(rules: GivingUpRules, bid: int) -> Fraction:
