@@ -58,26 +58,18 @@ def run(rules: Rules, deals: int, seed: int = 1) -> Measure:
     return Measure(deals, actions, time.perf_counter() - began, endings)
 
 
-def names() -> list[str]:
-    """Every bundled profile and every named option."""
-    found = []
-    for info in variants.list_profiles():
-        found += [info.name] + [f"{info.name}+{option.name}" for option in info.options]
-    return found
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--deals", type=int, default=3000, help="deals per profile (default 3000)")
     parser.add_argument("--profile", action="store_true", help="show the cProfile of the first profile")
     args = parser.parse_args()
     if args.profile:
-        rules = Rules.from_document(variants.resolve(names()[0]).to_document())
+        rules = Rules.from_document(variants.resolve(variants.all_names()[0]).to_document())
         cProfile.runctx("run(rules, args.deals)", globals(), {"rules": rules, "args": args, "run": run}, "/tmp/engine.prof")
         pstats.Stats("/tmp/engine.prof").sort_stats("tottime").print_stats(15)
         return 0
     print(f"python {platform.python_version()} on {platform.machine()}, {args.deals} seeded deals per profile, one core")
-    for name in names():
+    for name in variants.all_names():
         print(run(Rules.from_document(variants.resolve(name).to_document()), args.deals).line(name))
     return 0
 

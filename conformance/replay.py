@@ -185,15 +185,6 @@ def describe_event(event: dict[str, Any]) -> str | None:
 
 # --- profiles and cases -------------------------------------------------------------------
 
-def all_profiles() -> list[str]:
-    """Every bundled profile and every profile+option."""
-    names: list[str] = []
-    for info in variants.list_profiles():
-        names.append(info.name)
-        names.extend(f"{info.name}+{option.name}" for option in info.options)
-    return names
-
-
 def compact_names(names: Sequence[str]) -> str:
     """Profile names for a table cell: a profile listed with every one of its options is
     written ``name (+ all N options)``."""
@@ -212,7 +203,7 @@ def compact_names(names: Sequence[str]) -> str:
 
 def parse_profiles(text: str) -> list[str]:
     """``all`` or a comma-separated list, each checked by resolving it."""
-    names = all_profiles() if text.strip() == "all" else [part.strip() for part in text.split(",") if part.strip()]
+    names = variants.all_names() if text.strip() == "all" else [part.strip() for part in text.split(",") if part.strip()]
     if not names:
         raise ReplayError("--profiles: expected 'all' or a comma-separated list of profiles (name or name+option)")
     for name in names:

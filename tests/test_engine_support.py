@@ -1,8 +1,7 @@
 """Shared helpers of the engine tests: resolved profile documents and deal builders.
 
-``document(name)`` is ``variants.resolve(name).to_document()``. Until that API exists
-the fallback reads the bundled YAML directly (``extends`` and ``+option`` only), so the
-engine tests never depend on another helper's schedule. Not a test module by itself.
+``document(name)`` is ``variants.resolve(name).to_document()`` (cached; copied on each
+call). Not a test module by itself.
 """
 
 from __future__ import annotations
@@ -11,55 +10,14 @@ import copy
 import functools
 from typing import Any, Iterable
 
-import yaml
-
+import variants
 from reference_impl import MatchState, Rules
 from reference_impl.cards import Card, cards
-from spec import PROFILES_DIR
-
-
-@functools.cache
-def _yaml(name: str) -> dict[str, Any]:
-    loaded = yaml.safe_load((PROFILES_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
-    assert isinstance(loaded, dict)
-    return loaded
-
-
-def _values(rules: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {section: {knob: entry["value"] for knob, entry in knobs.items()} for section, knobs in rules.items()}
-
-
-def _merge(base: dict[str, dict[str, Any]], extra: dict[str, dict[str, Any]]) -> None:
-    for section, knobs in extra.items():
-        base.setdefault(section, {}).update(knobs)
-
-
-def _fallback(name: str) -> dict[str, Any]:
-    profile, *options = name.split("+")
-    chain = []
-    current: str | None = profile
-    while current:
-        chain.append(_yaml(current))
-        current = chain[-1].get("extends")
-    rules: dict[str, dict[str, Any]] = {}
-    for data in reversed(chain):
-        _merge(rules, _values(data.get("rules", {})))
-    for option in options:
-        found = next(d["options"][option] for d in chain if option in (d.get("options") or {}))
-        _merge(rules, _values(found.get("rules", {})))
-    return {"profile": name, "title": chain[0].get("title"), "status": chain[0].get("status"), "rules": rules, "provenance": {}}
 
 
 @functools.cache
 def _document(name: str) -> dict[str, Any]:
-    try:
-        import variants
-
-        resolved = variants.resolve(name)  # type: ignore[attr-defined]
-        doc = resolved.to_document()
-    except (ImportError, AttributeError):
-        doc = _fallback(name)
-    assert isinstance(doc, dict)
+    doc: dict[str, Any] = variants.resolve(name).to_document()
     return doc
 
 
@@ -73,11 +31,7 @@ def document(name: str, **changes: dict[str, Any]) -> dict[str, Any]:
 
 def profile_names() -> list[str]:
     """Every bundled profile, and each named option of each profile."""
-    names = []
-    for path in sorted(PROFILES_DIR.glob("*.yaml")):
-        names.append(path.stem)
-        names.extend(f"{path.stem}+{option}" for option in (_yaml(path.stem).get("options") or {}))
-    return names
+    return variants.all_names()
 
 
 def engine(name: str, match: dict[str, Any] | None = None, **changes: dict[str, Any]) -> MatchState:

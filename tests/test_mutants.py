@@ -33,8 +33,7 @@ TALON = ["AH", "9S", "JS"]
 @functools.cache
 def documents() -> dict[str, Any]:
     """Every bundled profile, and every profile with each of its options."""
-    names = [p.name for p in variants.list_profiles()]
-    names += [f"{p.name}+{o.name}" for p in variants.list_profiles() for o in p.options]
+    names = variants.all_names()
     return {name: variants.resolve(name).to_document() for name in names}
 
 

@@ -10,12 +10,12 @@ import pytest
 import yaml
 
 from spec import PROFILES_DIR
-from variants import ProfileError, ResolvedProfile, list_profiles, load_profile_file, resolve
+from variants import ProfileError, ResolvedProfile, all_names, list_profiles, load_profile_file, resolve
 from variants.schema import profile_schema, rule_sections
 
 PROFILE_FILES = sorted(PROFILES_DIR.glob("*.yaml"))
 ALL_NAMES = [info.name for info in list_profiles()]
-ALL_COMBINATIONS = ALL_NAMES + [f"{info.name}+{option.name}" for info in list_profiles() for option in info.options]
+ALL_COMBINATIONS = all_names()
 
 
 def raw(path: Path) -> dict:  # type: ignore[type-arg]

@@ -6,7 +6,8 @@ Public API (other packages import only these names):
 - ``ResolvedProfile``: frozen; ``name``, ``rules`` (section -> knob -> value),
   ``provenance`` ("section.knob" -> {"source": ...} or {"ruling": ...}),
   ``to_document()`` (the JSON document sent to implementations that accept ``any``).
-- ``list_profiles()``: the profile names and their option names.
+- ``list_profiles()``: the profile names and their option names; ``all_names()``: every
+  profile and ``profile+option``.
 - ``load_profile_file(path)``: validate a profile file anywhere; returns it resolved.
 - ``load_axes()`` / ``Axis``: the table of variant axes (spec/unsupported.yaml).
 - ``inert_knobs(profile)``: the knobs that cannot change an outcome under that profile, with why;
@@ -20,11 +21,12 @@ from __future__ import annotations
 from variants.applicability import controlling_knobs, inert_knobs
 from variants.errors import ProfileError
 from variants.model import OptionInfo, ProfileInfo, ResolvedProfile, thaw
-from variants.resolve import list_profiles, load_profile_file, resolve
+from variants.resolve import all_names, list_profiles, load_profile_file, resolve
 from variants.unsupported import Axis, load_axes
 
 __all__ = [
     "Axis",
+    "all_names",
     "OptionInfo",
     "ProfileError",
     "ProfileInfo",

@@ -244,3 +244,12 @@ def list_profiles() -> list[ProfileInfo]:
             )
         )
     return listing
+
+
+def all_names() -> list[str]:
+    """Every bundled profile and every ``profile+option``, in listing order."""
+    names: list[str] = []
+    for info in list_profiles():
+        names.append(info.name)
+        names.extend(f"{info.name}+{option.name}" for option in info.options)
+    return names
