@@ -32,9 +32,9 @@ from typing import Any, Iterable, Sequence
 
 import variants
 from conformance.process import Implementation, ProtocolFailure
+from conformance.runner import REFERENCE_COMMAND
 from conformance.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 
-REFERENCE_COMMAND = (sys.executable, "-m", "reference_impl.server")
 TIMEOUT = 10.0
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
