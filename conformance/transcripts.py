@@ -7,7 +7,7 @@ and ``discover`` turns it into a ``CaseBug`` that the runner reports as a "case 
 
 from __future__ import annotations
 
-import json
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +16,7 @@ from typing import Any, Iterable
 import yaml
 
 from conformance import schemas
-from spec import SCHEMA_DIR
+from variants.schema import rule_sections
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 CASES_DIR = CONFORMANCE_DIR / "cases"
@@ -145,62 +145,10 @@ def _field(path: Iterable[Any]) -> str:
 
 # --- knob names -----------------------------------------------------------------------
 
-_FALLBACK_SECTIONS = ("deal", "auction", "talon", "giving_up", "play", "marriages", "scoring", "bolts",
-                      "barrel", "defender_lock", "dump", "redeals", "match_end")
-
-
-def _deref(schema: dict[str, Any], node: Any) -> Any:
-    """Follow local ``#/...`` references inside the profile schema."""
-    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
-        target: Any = schema
-        for part in node["$ref"][2:].split("/"):
-            target = target[part]
-        node = target
-    return node
-
-
-def _find_sections(schema: dict[str, Any], node: Any, depth: int = 0) -> dict[str, Any] | None:
-    """The ``properties`` mapping whose keys are the rule sections (it holds auction and play)."""
-    node = _deref(schema, node)
-    if depth > 8 or not isinstance(node, dict):
-        return None
-    properties = node.get("properties")
-    if isinstance(properties, dict) and {"auction", "play"} <= set(properties):
-        return properties
-    for value in node.values():
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else []
-        for child in children:
-            found = _find_sections(schema, child, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def knob_names(schema_path: Path | None = None) -> frozenset[str] | None:
-    """Every ``section.knob`` of the profile schema, or None while the schema does not exist."""
-    path = schema_path or SCHEMA_DIR / "profile.schema.json"
-    try:
-        schema = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    sections = _find_sections(schema, schema)
-    if sections is None:
-        return None
-    names = set()
-    for section, node in sections.items():
-        knobs = _deref(schema, node)
-        for knob in (knobs.get("properties") or {}) if isinstance(knobs, dict) else {}:
-            names.add(f"{section}.{knob}")
-    return frozenset(names)
-
-
-_KNOBS_CACHE: dict[str, frozenset[str] | None] = {}
-
-
-def _known_knobs() -> frozenset[str] | None:
-    if "profile" not in _KNOBS_CACHE:
-        _KNOBS_CACHE["profile"] = knob_names()
-    return _KNOBS_CACHE["profile"]
+@functools.cache
+def knob_names() -> frozenset[str]:
+    """Every ``section.knob`` of the profile schema."""
+    return frozenset(f"{section}.{knob}" for section, knobs in rule_sections().items() for knob in knobs)
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -221,11 +169,9 @@ def _check_cards(data: dict[str, Any], lines: dict[tuple[Any, ...], int], source
 
 
 def _check_knobs(data: dict[str, Any], lines: dict[tuple[Any, ...], int], source: str) -> None:
-    known = _known_knobs()
+    known = knob_names()
     for index, name in enumerate(data["knobs"]):
-        section = name.split(".")[0]
-        unknown = name not in known if known is not None else section not in _FALLBACK_SECTIONS
-        if unknown:
+        if name not in known:
             line = _line_of(lines, ("knobs", index))
             raise TranscriptError(f"{source}:{line}: knobs[{index}]: {name!r} is not a knob (section.knob) of the profile schema")
 

@@ -7,7 +7,6 @@ writes nothing and exits 1 when a generated page is missing, stale or left over.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -19,6 +18,7 @@ from conformance import compare, replay
 from sitegen.narrate import narrate_case
 from sitegen.protocol import protocol_page
 from sitegen.prose import format_value, sentence
+from variants.schema import rule_sections
 from conformance.transcripts import CASES_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
 
@@ -272,32 +272,12 @@ def cases_index(cases: list[Transcript]) -> str:
 def rule_sections_page(cases: list[Transcript]) -> str:
     lines = [MARK, "", "# Rule sections", "", "The thirteen sections every profile is written in, with the transcripts that exercise each.", ""]
     lines += ["| section | knobs | transcripts |", "|---|---|---|"]
-    schema = _schema()
+    sections = rule_sections()
     for section in SECTIONS:
-        knobs = _section_knobs(schema, section)
+        knobs = sorted(sections.get(section, []))
         count = sum(1 for c in cases if any(k.split(".")[0] == section for k in c.knobs))
         lines.append(f"| {SECTION_TITLES[section]} (`{section}`) | {', '.join(f'`{k}`' for k in knobs)} | {count} |")
     return "\n".join(lines) + "\n"
-
-
-def _schema() -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((SCHEMA_DIR / "profile.schema.json").read_text(encoding="utf-8"))
-    return loaded
-
-
-def _section_knobs(schema: dict[str, Any], section: str) -> list[str]:
-    """Knob names of a section, following local $refs in the schema."""
-    def deref(node: dict[str, Any]) -> dict[str, Any]:
-        while "$ref" in node and str(node["$ref"]).startswith("#/"):
-            target: Any = schema
-            for part in str(node["$ref"])[2:].split("/"):
-                target = target[part]
-            node = target
-        return node
-
-    rules = deref(deref(schema).get("properties", {}).get("rules", {}))
-    section_node = deref(rules.get("properties", {}).get(section, {}))
-    return sorted(section_node.get("properties", {}))
 
 
 def unsupported_page() -> str:

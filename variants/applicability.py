@@ -12,12 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from variants.model import ResolvedProfile
-from variants.schema import profile_schema
-
-
-def _knob_entry(section: str, knob: str) -> dict[str, Any]:
-    entry: dict[str, Any] = profile_schema()["$defs"]["rules"]["properties"][section]["properties"][knob]
-    return entry
+from variants.schema import knob_entry
 
 
 def _holds(profile: ResolvedProfile, knob: str, wanted: Any) -> bool:
@@ -43,7 +38,7 @@ def _show(value: Any) -> str:
 
 def inert_reason(profile: ResolvedProfile, section: str, knob: str) -> str | None:
     """Why the knob cannot change any outcome under this profile, or None if it can."""
-    entry = _knob_entry(section, knob)
+    entry = knob_entry(section, knob)
     if entry.get("x-display-only"):
         return "it changes only the name shown"
     alternatives: list[dict[str, Any]] = entry.get("x-applies-when", [])
@@ -66,6 +61,6 @@ def inert_knobs(profile: ResolvedProfile) -> dict[str, str]:
 def controlling_knobs(section: str, knob: str) -> list[str]:
     """The knobs named in a knob's ``x-applies-when`` ("section.knob"), in order, once each."""
     found: list[str] = []
-    for alternative in _knob_entry(section, knob).get("x-applies-when", []):
+    for alternative in knob_entry(section, knob).get("x-applies-when", []):
         found += [name for name in alternative if name not in found]
     return found

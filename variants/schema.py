@@ -51,16 +51,10 @@ def rule_sections() -> dict[str, list[str]]:
     return {name: list(spec["properties"]) for name, spec in sections.items()}
 
 
-def knob_schema(section: str, knob: str) -> dict[str, Any]:
-    """The schema of a knob's value."""
-    entry = profile_schema()["$defs"]["rules"]["properties"][section]["properties"][knob]
-    value: dict[str, Any] = entry["properties"]["value"]
-    return value
-
-
-def knob_description(section: str, knob: str) -> str:
-    entry = profile_schema()["$defs"]["rules"]["properties"][section]["properties"][knob]
-    return str(entry.get("description", ""))
+def knob_entry(section: str, knob: str) -> dict[str, Any]:
+    """The schema of a knob's entry (``value`` with its provenance, and the ``x-`` annotations)."""
+    entry: dict[str, Any] = profile_schema()["$defs"]["rules"]["properties"][section]["properties"][knob]
+    return entry
 
 
 def validate_document(data: Any, marks: Marks, file: str) -> None:
