@@ -1,22 +1,25 @@
 """Read conformance transcripts (DESIGN.md, Transcript format) safely and check them.
 
 A transcript that cannot be read or is wrong is never a crash: ``load`` raises
-``TranscriptError`` whose message names the file, the line, the field and what was expected,
-and ``discover`` turns it into a ``CaseBug`` that the runner reports as a "case bug" outcome.
+``TranscriptError`` whose message names the file, the line, the column, the field and what
+was expected (quoting at most a short excerpt of the file), and ``discover`` turns it into a
+``CaseBug`` that the runner reports as a "case bug" outcome; the other cases still load.
+Files are read by ``variants.loader``, the reader profiles use too (YAML 1.2 core, no
+aliases, only regular files, bounded size). ``discover`` keeps the checked transcripts in a
+cache keyed by file content (``conformance.corpus_cache``), so a run does not parse and
+validate the whole corpus again.
 """
 
 from __future__ import annotations
 
 import functools
-import re
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-import yaml
-
-from conformance import schemas
-from variants.schema import rule_sections
+from conformance import corpus_cache
+from variants.loader import Marks, YamlError, clip, decode, excerpt, parse_document, read_bytes
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 CASES_DIR = CONFORMANCE_DIR / "cases"
@@ -58,82 +61,19 @@ class CaseBug:
     knobs: tuple[str, ...] = field(default_factory=tuple)
 
 
-# --- YAML: safe, YAML 1.2 booleans, no duplicate keys, with line numbers ---------------
+# --- reading: the project's one safe YAML reader (variants.loader), YAML 1.2 core ----------
 
-_BOOL_12 = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
-
-
-_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: much faster
-
-
-class _Loader(_Base):  # type: ignore[misc,valid-type,unused-ignore]
-    """SafeLoader where only true/false are booleans.
-
-    YAML 1.1 reads ``on``/``off``/``yes``/``no`` as booleans, which would turn the barrel
-    field ``on:`` into the key ``True``.
-    """
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL_12, list("tTfF"))
-
-
-def _line_map(node: yaml.Node, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int], source: str) -> None:
-    """Record the 1-based line of every value below ``node``; refuse duplicate keys."""
-    lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
-        seen: dict[str, int] = {}
-        for key_node, value_node in node.value:
-            key = key_node.value
-            line = key_node.start_mark.line + 1
-            if key in seen:
-                raise TranscriptError(f"{source}:{line}: duplicate key {key!r} (first at line {seen[key]})")
-            seen[key] = line
-            _line_map(value_node, path + (key,), lines, source)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _line_map(item, path + (index,), lines, source)
-
-
-def read_yaml(path: Path, display: str | None = None) -> tuple[Any, dict[tuple[Any, ...], int]]:
-    """The data of a YAML file and the line of each value (keyed by its path of keys)."""
+def read_yaml(path: Path, display: str | None = None) -> tuple[Any, Marks]:
+    """The data of a YAML file and the position of each value (keyed by its path of keys)."""
     source = display or str(path)
-    try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise TranscriptError(f"{source}: file is {size} bytes; at most {MAX_BYTES} are read")
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TranscriptError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise TranscriptError(f"{source}: cannot read: {exc.strerror}") from None
-    loader = _Loader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            raise TranscriptError(f"{source}:1: empty file; expected a transcript mapping")
-        lines: dict[tuple[Any, ...], int] = {}
-        _line_map(node, (), lines, source)
-        data = loader.construct_document(node)
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else 1
-        raise TranscriptError(f"{source}:{line}: YAML error: {exc.problem}") from None
-    except yaml.YAMLError as exc:
-        raise TranscriptError(f"{source}: YAML error: {exc}") from None
-    finally:
-        loader.dispose()
-    return data, lines
+    return _parse(_read(path, source), source)
 
 
-def _line_of(lines: dict[tuple[Any, ...], int], path: Iterable[Any]) -> int:
-    """The line of the deepest recorded prefix of ``path``."""
+def _where(source: str, marks: Marks, path: Iterable[Any]) -> str:
+    """``file:line:column: field:`` of the value at ``path`` (or of its nearest ancestor)."""
     parts = tuple(path)
-    while parts not in lines and parts:
-        parts = parts[:-1]
-    return lines.get(parts, 1)
+    position = marks.of_value(parts)
+    return f"{source}:{position.line}:{position.column}: {_field(parts)}:"
 
 
 def _field(path: Iterable[Any]) -> str:
@@ -148,32 +88,43 @@ def _field(path: Iterable[Any]) -> str:
 @functools.cache
 def knob_names() -> frozenset[str]:
     """Every ``section.knob`` of the profile schema."""
+    from variants.schema import rule_sections  # the profile schema: only needed on a cache miss
+
     return frozenset(f"{section}.{knob}" for section, knobs in rule_sections().items() for knob in knobs)
 
 
 # --- checks ---------------------------------------------------------------------------
 
-def _check_cards(data: dict[str, Any], lines: dict[tuple[Any, ...], int], source: str) -> None:
+def _check_cards(data: dict[str, Any], marks: Marks, source: str) -> None:
     for number, deal in enumerate(data["deals"]):
         dealt = [card for hand in deal["hands"] for card in hand] + list(deal["talon"])
         repeated = sorted({card for card in dealt if dealt.count(card) > 1})
+        where = _where(source, marks, ("deals", number, "hands"))
         if repeated:
-            line = _line_of(lines, ("deals", number, "hands"))
             raise TranscriptError(
-                f"{source}:{line}: deals[{number}]: card(s) dealt twice: {', '.join(repeated)}; "
+                f"{where} card(s) dealt twice: {', '.join(repeated)}; "
                 "expected the 24 distinct cards, 7/7/7 and 3 in the talon")
         missing = sorted(ALL_CARDS - set(dealt))
         if missing:
-            line = _line_of(lines, ("deals", number, "hands"))
-            raise TranscriptError(f"{source}:{line}: deals[{number}]: card(s) not dealt: {', '.join(missing)}")
+            raise TranscriptError(f"{where} card(s) not dealt: {', '.join(missing)}")
 
 
-def _check_knobs(data: dict[str, Any], lines: dict[tuple[Any, ...], int], source: str) -> None:
+def _check_knobs(data: dict[str, Any], marks: Marks, source: str) -> None:
     known = knob_names()
     for index, name in enumerate(data["knobs"]):
         if name not in known:
-            line = _line_of(lines, ("knobs", index))
-            raise TranscriptError(f"{source}:{line}: knobs[{index}]: {name!r} is not a knob (section.knob) of the profile schema")
+            raise TranscriptError(f"{_where(source, marks, ('knobs', index))} {excerpt(name)} is not a knob "
+                                  "(section.knob) of the profile schema")
+
+
+def check(data: Any, marks: Marks, source: str) -> None:
+    """Everything that depends on the file's content alone: schema, cards, knob names."""
+    problem = best_problem(data)
+    if problem is not None:
+        where, message = problem
+        raise TranscriptError(f"{_where(source, marks, where)} {message}")
+    _check_cards(data, marks, source)
+    _check_knobs(data, marks, source)
 
 
 def expected_id(path: Path, root: Path) -> str:
@@ -181,19 +132,12 @@ def expected_id(path: Path, root: Path) -> str:
     return path.relative_to(root).with_suffix("").as_posix()
 
 
-def load(path: Path, root: Path) -> Transcript:
-    """Read, validate and check one transcript; TranscriptError says what is wrong."""
-    display = _display(path)
-    data, lines = read_yaml(path, display)
-    problem = best_problem(data)
-    if problem is not None:
-        where, message = problem
-        raise TranscriptError(f"{display}:{_line_of(lines, where)}: {_field(where)}: {message}")
-    want = expected_id(path, root)
+def _check_id(data: dict[str, Any], want: str, marks: Callable[[], Marks], source: str) -> None:
     if data["id"] != want:
-        raise TranscriptError(f"{display}:{_line_of(lines, ('id',))}: id: {data['id']!r} must equal the path {want!r}")
-    _check_cards(data, lines, display)
-    _check_knobs(data, lines, display)
+        raise TranscriptError(f"{_where(source, marks(), ('id',))} {excerpt(data['id'])} must equal the path {want!r}")
+
+
+def _transcript(data: dict[str, Any], path: Path) -> Transcript:
     return Transcript(
         id=data["id"], title=data["title"], path=path, profiles=tuple(data["profiles"]),
         knobs=tuple(data["knobs"]), deals=tuple(data["deals"]), match=data.get("match"),
@@ -202,52 +146,157 @@ def load(path: Path, root: Path) -> Transcript:
     )
 
 
+def _parse(raw: bytes, source: str) -> tuple[Any, Marks]:
+    try:
+        return parse_document(decode(raw, source), source)
+    except YamlError as exc:
+        raise TranscriptError(str(exc)) from None
+
+
+def _read(path: Path, source: str) -> bytes:
+    try:
+        return read_bytes(path, source, MAX_BYTES)
+    except YamlError as exc:
+        raise TranscriptError(str(exc)) from None
+
+
+def load(path: Path, root: Path) -> Transcript:
+    """Read, validate and check one transcript; TranscriptError says what is wrong."""
+    display = _display(path)
+    data, marks = _parse(_read(path, display), display)
+    check(data, marks, display)
+    _check_id(data, expected_id(path, root), lambda: marks, display)
+    return _transcript(data, path)
+
+
 def best_problem(data: Any) -> tuple[tuple[Any, ...], str] | None:
-    """The first schema violation: the path of the field and what was expected."""
+    """The first schema violation: the path of the field and what was expected.
+
+    jsonschema's messages quote the offending value whole; here it is cut to an excerpt,
+    so that a file which is not a transcript at all (a symlink to a secret) is not copied
+    into the message.
+    """
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+
+    from conformance import schemas
 
     error = best_match(schemas.transcript_validator().iter_errors(data))
     if error is None:
         return None
-    return tuple(error.absolute_path), error.message
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        extra = [key for key in error.instance if key not in known]
+        message = f"Additional properties are not allowed ({clip(', '.join(map(repr, extra)))} unexpected)"
+    else:
+        message = error.message.replace(repr(error.instance), excerpt(error.instance))
+    return tuple(error.absolute_path), clip(message, 200)
 
 
 def _display(path: Path) -> str:
+    """The path as shown in messages: relative to the current folder when below it.
+
+    ``os.path.abspath`` rather than ``Path.resolve``: a symlink loop must not raise here, and
+    a symlink is named by its own path, never by its target's.
+    """
+    absolute = Path(os.path.abspath(path))
     try:
-        return str(path.resolve().relative_to(Path.cwd()))
+        return str(absolute.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
 
 
-def discover(roots: Iterable[Path]) -> list[Transcript | CaseBug]:
-    """Every ``*.yaml`` below each root, loaded; bad files become CaseBug entries."""
+def yaml_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """Every ``*.yaml`` entry below ``root`` (whatever its kind: judged when read), sorted,
+    and the folders that could not be listed.
+
+    Symlinks to folders are not followed, so a symlink loop cannot make the walk endless.
+    """
+    files: list[Path] = []
+    unlisted: list[tuple[Path, str]] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError as exc:
+            unlisted.append((folder, exc.strerror or type(exc).__name__))
+            continue
+        for entry in entries:
+            if entry.name.endswith(".yaml"):
+                files.append(Path(entry.path))
+            elif _is_folder(entry):
+                pending.append(Path(entry.path))
+    return sorted(files), unlisted
+
+
+def _is_folder(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def discover(roots: Iterable[Path], *, select: Callable[[str], bool] | None = None,
+             cache: bool = True) -> list[Transcript | CaseBug]:
+    """Every ``*.yaml`` below each root, loaded; bad files become CaseBug entries.
+
+    Never raises for a file: whatever one file holds, it becomes a Transcript or a CaseBug.
+    ``select`` (a predicate on the case id, the path below its root without .yaml) leaves
+    out the files it rejects before they are read. ``cache=False`` (or the environment
+    variable THOUSAND_NO_CACHE) reads and checks every file afresh.
+    """
+    store = corpus_cache.open_store() if cache else None
     found: list[Transcript | CaseBug] = []
     for root in roots:
         if not root.is_dir():
             continue
-        for path in sorted(root.rglob("*.yaml")):
-            try:
-                found.append(load(path, root))
-            except TranscriptError as exc:
-                found.append(_bug(path, root, str(exc)))
+        files, unlisted = yaml_files(root)
+        for folder, reason in unlisted:
+            case_id = expected_id(folder, root) if folder != root else "."
+            found.append(CaseBug(id=case_id, path=folder, message=f"{_display(folder)}: cannot list the folder: {reason}"))
+        for path in files:
+            case_id = expected_id(path, root)
+            if select is None or select(case_id):
+                found.append(_discover_one(path, root, case_id, store))
+    if store is not None:
+        store.save()
     return found
 
 
-def _bug(path: Path, root: Path, message: str) -> CaseBug:
+def _discover_one(path: Path, root: Path, case_id: str, store: corpus_cache.Store | None) -> Transcript | CaseBug:
+    display = _display(path)
+    data: Any = None
+    try:
+        raw = _read(path, display)
+        key = store.key(raw) if store is not None else ""
+        data = store.get(key) if store is not None else None
+        if data is None:
+            data, marks = _parse(raw, display)
+            check(data, marks, display)
+            if store is not None:
+                store.put(key, data)
+        _check_id(data, case_id, lambda: _parse(raw, display)[1], display)
+        return _transcript(data, path)
+    except TranscriptError as exc:
+        return _bug(case_id, path, str(exc), data)
+    except Exception as exc:  # noqa: BLE001 - a loader bug must cost one case, not the run
+        return _bug(case_id, path, f"{display}: cannot be loaded: internal error {type(exc).__name__}", data)
+
+
+def _bug(case_id: str, path: Path, message: str, data: Any) -> CaseBug:
     """A CaseBug that keeps whatever the file says about itself, for filtering and reports."""
-    case_id = expected_id(path, root)
     title: str = ""
     profiles: tuple[str, ...] = ()
     knobs: tuple[str, ...] = ()
-    try:
-        data, _ = read_yaml(path)
-        if isinstance(data, dict):
-            title = data["title"] if isinstance(data.get("title"), str) else ""
-            profiles = tuple(p for p in data.get("profiles") or () if isinstance(p, str))
-            knobs = tuple(k for k in data.get("knobs") or () if isinstance(k, str))
-    except (TranscriptError, TypeError):
-        pass
-    return CaseBug(id=case_id, path=path, message=message, title=title or "", profiles=profiles, knobs=knobs)
+    if isinstance(data, dict):
+        title = clip(data["title"], 80) if isinstance(data.get("title"), str) else ""
+        profiles = tuple(p for p in _list(data.get("profiles")) if isinstance(p, str))
+        knobs = tuple(k for k in _list(data.get("knobs")) if isinstance(k, str))
+    return CaseBug(id=case_id, path=path, message=message, title=title, profiles=profiles, knobs=knobs)
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def refusal_class(reason: str) -> str:

@@ -18,7 +18,7 @@ INVALID = Path(__file__).parent / "fixtures" / "profiles" / "invalid"
 
 # fixture -> (line, column or None, path, text the message contains)
 EXPECTED: dict[str, tuple[int, int | None, str, str]] = {
-    "alias-bomb": (10, 15, "", "anchors (&name) are not allowed in a profile"),
+    "alias-bomb": (10, 15, "rules.auction", "anchors (&name) are not allowed"),
     "bad-status": (3, 9, "status", "expected one of 'stable', 'draft', got 'final'"),
     "barrel-threshold-above-target": (10, 24, "rules.barrel.threshold", "the barrel threshold 1000 must be below the target 1000"),
     "bolts-every-zero": (10, 20, "rules.bolts.every", "expected an integer >= 1 and <= 100, got 0"),
@@ -35,16 +35,16 @@ EXPECTED: dict[str, tuple[int, int | None, str, str]] = {
     "four-aces-with-automatic-declaration": (10, 24, "rules.marriages.four_aces", "automatic declaration refuses"),
     "high-bid-step-not-multiple": (10, 28, "rules.auction.high_bid_step", "high_bid_step 7 is not a multiple of bid_step 5"),
     "knob-not-a-mapping": (10, 15, "rules.auction.bid_step", "expected a mapping {value: ..., source: ...} or {value: ..., ruling: ...}, got 5"),
-    "malformed-yaml": (11, 5, "", "malformed YAML: while parsing a flow mapping, expected ',' or '}'"),
+    "malformed-yaml": (11, 5, "", "malformed YAML: while parsing a flow mapping, did not find expected ',' or '}'"),
     "max-bid-below-opening": (10, 22, "rules.auction.max_bid", "max_bid 90 is below opening_bid 100"),
     "missing-knob-in-root": (70, 3, "rules.barrel", "missing knob 'threshold': a root profile (extends: null) states every knob"),
     "missing-source": (10, 5, "rules.auction.bid_step", "a value needs a 'source' (a cited section) or a 'ruling' (the reason)"),
-    "multiple-documents": (11, 1, "", "expected a single document in the stream"),
+    "multiple-documents": (11, 1, "", "more than one document: expected exactly one"),
     "not-a-mapping": (1, 1, "", "expected a mapping, got a list"),
     "option-inconsistent": (16, 25, "options.tiny-target.rules.match_end.target", "the barrel threshold 880 must be below the target 500 (in option-inconsistent+tiny-target)"),
     "option-without-title": (12, 3, "options.wide-steps", "missing required field 'title'"),
     "profile-name-mismatch": (1, 10, "profile", "the profile is named 'another-name' but the file is profile-name-mismatch.yaml"),
-    "python-tag": (10, 23, "", "tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed in a profile"),
+    "python-tag": (10, 23, "rules.auction.bid_step.value", "tag 'tag:yaml.org,2002:python/object/apply:os.system' is not allowed"),
     "redeal-unknown-condition": (12, 23, "rules.redeals.rules[0].condition", "expected one of 'four_nines', 'three_nines'"),
     "redeal-without-points": (12, 9, "rules.redeals.rules", "rule 1 (talon_under_points) needs 'points'"),
     "ruling-names-unknown-knob": (14, 13, "rulings[0].knobs[0]", "no such knob 'auction.bid_size'"),
@@ -124,7 +124,7 @@ def test_aliases_alone_are_refused_too(tmp_path: Path) -> None:
     path = tmp_path / "alias.yaml"
     path.write_text("profile: alias\ntitle: *x\n", encoding="utf-8")
     error = error_of(path)
-    assert error.message == "aliases (*name) are not allowed in a profile"
+    assert error.message == "aliases (*name) are not allowed: write the value out"
     assert (error.line, error.column) == (2, 8)
 
 
