@@ -3,7 +3,10 @@
 One JSON object per line on stdin, one reply per line on stdout (flushed after each),
 logs on stderr. The engine is built from the resolved ``document`` that ``match``
 carries, so every profile is served (``profiles: "any"``). A request that cannot be
-understood gets an ``errored`` reply; the server never crashes on input.
+understood gets an ``errored`` reply, with its seq when that can be read, and the next line
+is served: stdin is read as bytes and each line decoded on its own (invalid UTF-8 costs
+one line), lines are bounded (MAX_LINE), integers too (MAX_DIGITS), deep nesting is caught,
+and ``true`` is not 1 for ``seq`` or ``version``. The server never crashes on input.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any, Callable, Mapping, TextIO
+from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
@@ -26,8 +29,66 @@ IMPLEMENTATION = {
 }
 
 
+MAX_LINE = 1 << 20  # bytes: a real request (match carries a profile document) is far smaller
+MAX_DIGITS = 20  # digits of a JSON integer; seq and every game number are far below
+MAX_INT = 2**53 - 1  # the largest seq: every JSON reader keeps it exact
+MAX_MESSAGE = 300  # characters of an errored message; a request is quoted in excerpts only
+EXCERPT = 60
+
+
 class ProtocolError(Exception):
     """A request the server cannot carry out (answered with ``errored``)."""
+
+
+class _NumberTooLong(ValueError):
+    pass
+
+
+def _clip(text: str, limit: int = EXCERPT) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _excerpt(value: Any) -> str:
+    """A short description of a value from a request: never the request in full."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    return _clip(repr(value))
+
+
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _NumberTooLong(text)
+    return int(text)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _parse_request(line: str | bytes) -> dict[str, Any] | str:
+    """The request object, or the message of an errored reply saying why there is none."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return f"request is not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
+    try:
+        request = json.loads(line, parse_int=_bounded_int, parse_constant=_no_constant)
+    except _NumberTooLong as exc:
+        return f"request has an integer of {len(str(exc).lstrip('-'))} digits: at most {MAX_DIGITS} are read"
+    except json.JSONDecodeError as exc:
+        return f"request is not JSON: {exc.msg} at column {exc.colno}"
+    except RecursionError:
+        return "request is nested too deeply to be read"
+    except ValueError as exc:
+        return _clip(f"request is not JSON: {exc}", MAX_MESSAGE)
+    if not isinstance(request, dict):
+        return "request must be a JSON object"
+    return request
 
 
 class Server:
@@ -46,26 +107,35 @@ class Server:
             "stop": self.stop,
         }
 
-    def handle_line(self, line: str) -> dict[str, Any]:
-        """The reply to one request line."""
-        try:
-            request = json.loads(line)
-        except json.JSONDecodeError as exc:
-            return {"seq": None, "errored": {"message": f"request is not JSON: {exc.msg} at column {exc.colno}"}}
-        if not isinstance(request, dict):
-            return {"seq": None, "errored": {"message": "request must be a JSON object"}}
+    def handle_line(self, line: str | bytes) -> dict[str, Any]:
+        """The reply to one request line (text, or bytes decoded here as UTF-8)."""
+        request = _parse_request(line)
+        if isinstance(request, str):
+            return {"seq": self._seq_anyway(line), "errored": {"message": request}}
         seq = request.get("seq")
-        handler = self.handlers.get(request.get("cmd"))  # type: ignore[arg-type]
+        if type(seq) is not int or abs(seq) > MAX_INT:  # bool is not an integer here
+            return {"seq": None, "errored": {"message": f"seq: expected an integer, got {_excerpt(seq)}"}}
+        command = request.get("cmd")
+        handler = self.handlers.get(command) if isinstance(command, str) else None
         if handler is None:
             known = ", ".join(self.handlers)
-            return {"seq": seq, "errored": {"message": f"unknown cmd {request.get('cmd')!r}: expected one of {known}"}}
+            return {"seq": seq, "errored": {"message": f"unknown cmd {_excerpt(command)}: expected one of {known}"}}
         try:
             reply = handler(request)
         except (ProtocolError, EngineError) as exc:
-            return {"seq": seq, "errored": {"message": str(exc)}}
+            return {"seq": seq, "errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
         except Exception as exc:  # noqa: BLE001 - the server must answer, never crash
-            return {"seq": seq, "errored": {"message": f"internal error: {type(exc).__name__}: {exc}"}}
+            return {"seq": seq, "errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
         return {"seq": seq, **reply}
+
+    @staticmethod
+    def _seq_anyway(line: str | bytes) -> int | None:
+        """The seq of a line that is not UTF-8, read from a lenient decoding, if any."""
+        if not isinstance(line, bytes):
+            return None
+        request = _parse_request(line.decode("utf-8", errors="replace"))
+        seq = request.get("seq") if isinstance(request, dict) else None
+        return seq if type(seq) is int and abs(seq) <= MAX_INT else None
 
     def _match(self) -> MatchState:
         if self.state is None:
@@ -74,8 +144,8 @@ class Server:
 
     def start(self, request: Mapping[str, Any]) -> dict[str, Any]:
         version = request.get("version")
-        if version != PROTOCOL_VERSION:
-            raise ProtocolError(f"protocol version {version!r} is not supported: expected {PROTOCOL_VERSION}")
+        if type(version) is not int or version != PROTOCOL_VERSION:  # true is not 1
+            raise ProtocolError(f"protocol version {_excerpt(version)} is not supported: expected {PROTOCOL_VERSION}")
         return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": "any"}
 
     def match(self, request: Mapping[str, Any]) -> dict[str, Any]:
@@ -114,14 +184,37 @@ class Server:
         return {"ok": True}
 
 
-def serve(stdin: TextIO, stdout: TextIO) -> None:
-    """Answer requests until ``stop`` or the end of input."""
+def read_lines(stream: BinaryIO | TextIO) -> Iterator[str | bytes | None]:
+    """The lines of ``stream``, each at most MAX_LINE long; None stands for a longer line,
+    which is skipped without being held in memory."""
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        end = b"\n" if isinstance(line, bytes) else "\n"
+        if len(line) > MAX_LINE and not line.endswith(end):  # type: ignore[arg-type]
+            while (rest := stream.readline(1 << 16)) and not rest.endswith(end):  # type: ignore[arg-type]
+                pass
+            yield None
+        else:
+            yield line
+
+
+def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
+    """Answer requests until ``stop`` or the end of input; every line gets one reply."""
     server = Server()
-    for line in stdin:
-        if not line.strip():
+    for line in read_lines(stdin):
+        if line is None:
+            reply: dict[str, Any] = {"seq": None, "errored": {"message": f"request line longer than {MAX_LINE} bytes"}}
+        elif not line.strip():
             continue
-        reply = server.handle_line(line)
-        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        else:
+            reply = server.handle_line(line)
+        try:
+            text = json.dumps(reply, separators=(",", ":"), allow_nan=False)
+        except (ValueError, TypeError, RecursionError) as exc:
+            text = json.dumps({"seq": reply.get("seq"), "errored": {"message": f"internal error: reply not JSON: {type(exc).__name__}"}})
+        stdout.write(text + "\n")
         stdout.flush()
         if server.stopped:
             break
@@ -139,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.parse_args(argv)
     try:
-        serve(sys.stdin, sys.stdout)
+        serve(sys.stdin.buffer, sys.stdout)  # bytes: each line is decoded on its own
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
