@@ -183,7 +183,12 @@ def best_problem(data: Any) -> tuple[tuple[Any, ...], str] | None:
     error = best_match(schemas.transcript_validator().iter_errors(data))
     if error is None:
         return None
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+    if not error.absolute_path and not isinstance(error.instance, dict):
+        # The whole file is one value: perhaps not a transcript at all (a symlink to a
+        # secret), so none of it is quoted.
+        kind = "a list" if isinstance(error.instance, list) else "text" if isinstance(error.instance, str) else "a scalar"
+        message = f"expected a mapping (a transcript), got {kind}"
+    elif error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = error.schema.get("properties", {})
         extra = [key for key in error.instance if key not in known]
         message = f"Additional properties are not allowed ({clip(', '.join(map(repr, extra)))} unexpected)"

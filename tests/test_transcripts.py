@@ -91,7 +91,7 @@ def test_odd_files_are_one_clear_error(tmp_path: Path) -> None:
     path.write_bytes(b"#" * (transcripts.MAX_BYTES + 1))
     with pytest.raises(TranscriptError, match="file too large"):
         load(path, tmp_path)
-    assert "is not of type 'object'" in problem(tmp_path, "- a list\n")
+    assert "expected a mapping (a transcript), got a list" in problem(tmp_path, "- a list\n")
     assert "tag 'tag:yaml.org,2002:python/object:os.system' is not allowed" in problem(tmp_path, "!!python/object:os.system {}\n")
 
 

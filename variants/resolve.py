@@ -40,7 +40,7 @@ def _load_document(path: Path) -> _Document:
     try:
         stat = path.resolve().stat()
         key: tuple[Path, int, int] | None = (path.resolve(), stat.st_mtime_ns, stat.st_size)
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop, before Python 3.13
         key = None
     if key is not None and key in _cache:
         return _cache[key]

@@ -135,6 +135,10 @@ def expected(schema: dict[str, Any]) -> str:
 
 
 def _type(error: ValidationError, path: DocPath, marks: Marks) -> _Result:
+    if not path and isinstance(error.instance, str):
+        # The whole file is one piece of text: perhaps not a profile at all (a symlink to a
+        # secret), so none of it is quoted.
+        return path, f"expected {expected(error.schema)}, got text (the file is not a profile)", False
     return path, f"expected {expected(error.schema)}, got {_show(error.instance)}", False
 
 
