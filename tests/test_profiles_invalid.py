@@ -18,7 +18,7 @@ INVALID = Path(__file__).parent / "fixtures" / "profiles" / "invalid"
 
 # fixture -> (line, column or None, path, text the message contains)
 EXPECTED: dict[str, tuple[int, int | None, str, str]] = {
-    "alias-bomb": (10, 15, "rules.auction", "anchors (&name) are not allowed"),
+    "alias-bomb": (10, 15, "rules.auction.bid_step", "anchors (&name) are not allowed"),
     "bad-status": (3, 9, "status", "expected one of 'stable', 'draft', got 'final'"),
     "barrel-threshold-above-target": (10, 24, "rules.barrel.threshold", "the barrel threshold 1000 must be below the target 1000"),
     "bolts-every-zero": (10, 20, "rules.bolts.every", "expected an integer >= 1 and <= 100, got 0"),

@@ -313,16 +313,12 @@ def _compose(parser: Any, name: str, marks: Marks) -> Any:
             if not stack:
                 break
             continue
-        if isinstance(event, yaml.AliasEvent):
-            raise _Refusal("aliases (*name) are not allowed: write the value out", event.start_mark,
-                           top.path if top else ())
-        if event.anchor is not None:
-            raise _Refusal("anchors (&name) are not allowed: write each value out", event.start_mark,
-                           top.path if top else ())
         if top is not None and isinstance(top.value, dict) and top.key is None:
+            _refuse_anchors(event, top.path)
             top.key = _key(event, top, marks)
             continue
         path: DocPath = () if top is None else top.path + ((top.key,) if isinstance(top.value, dict) else (len(top.value),))  # type: ignore[operator]
+        _refuse_anchors(event, path)
         marks.values[path] = _position(event.start_mark)
         if isinstance(event, yaml.ScalarEvent):
             value: Any = _scalar(event, path)
@@ -345,6 +341,14 @@ def _compose(parser: Any, name: str, marks: Marks) -> Any:
     if not parser.check_event(yaml.StreamEndEvent):
         raise _Refusal("more than one document: expected exactly one", parser.peek_event().start_mark)
     return root
+
+
+def _refuse_anchors(event: Any, path: DocPath) -> None:
+    """No anchors, no aliases: so no alias bombs and no recursive data."""
+    if isinstance(event, yaml.AliasEvent):
+        raise _Refusal("aliases (*name) are not allowed: write the value out", event.start_mark, path)
+    if event.anchor is not None:
+        raise _Refusal("anchors (&name) are not allowed: write each value out", event.start_mark, path)
 
 
 def _container(event: Any, path: DocPath) -> dict[str, Any] | list[Any]:
