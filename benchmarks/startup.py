@@ -2,12 +2,15 @@
 
 ``python benchmarks/startup.py [--case ID] [--rounds N]``
 
-Prints, best and median of N rounds (wall time, one subprocess each):
+Prints, for N rounds, the best and median wall time and the best CPU time (user + system,
+the process and its children: less disturbed by other work on a shared machine):
 
 1. ``thousand verify -k ID`` with the transcript cache off (THOUSAND_NO_CACHE): every
    transcript parsed and schema-validated, as before the cache existed;
 2. the same with an empty cache folder (cold: the run parses everything and fills it);
 3. the same with that cache filled (warm: what the kill matrix pays per mutant);
+3b. the same, cache off, with the selection passed to ``discover(select=...)`` (only the
+   chosen file read), as verify_cli would call it;
 4. ``discover`` alone, in-process: whole corpus warm, and with ``select`` (only the chosen
    id's file read), cache off;
 5. the import of the ``thousand`` command, and the reference server's time to answer
@@ -19,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,12 +36,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
 
 VERIFY = [sys.executable, "-c", "import sys; from conformance.cli import main; sys.exit(main(sys.argv[1:]))", "verify"]
+# verify as it is when verify_cli passes its -k selection to discover(select=...): the call
+# is wrapped here so the figure can be measured before that one-line change is merged.
+VERIFY_SELECT = [sys.executable, "-c", (
+    "import sys; from conformance import cli, runner, transcripts, verify_cli\n"
+    "include = [sys.argv[sys.argv.index('-k') + 1]]\n"
+    "verify_cli.discover = lambda roots: transcripts.discover(roots, select=lambda i: runner.case_selected(i, include, []))\n"
+    "sys.exit(cli.main(sys.argv[1:]))"), "verify"]
+
+
+CPU: list[float] = []  # CPU seconds (user + system) of the process and its children, per timed call
 
 
 def timed(action: Callable[[], object]) -> float:
+    """Wall seconds of ``action``; its CPU seconds go to CPU (on a shared, loaded machine the
+    wall time is inflated by waiting for a core, the CPU time much less)."""
+    before = _cpu()
     start = time.perf_counter()
     action()
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    CPU.append(_cpu() - before)
+    return wall
+
+
+def _cpu() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def run(command: list[str], env: dict[str, str], stdin: str = "") -> None:
@@ -47,7 +71,9 @@ def run(command: list[str], env: dict[str, str], stdin: str = "") -> None:
 
 
 def show(label: str, times: list[float]) -> None:
-    print(f"{label:<58} best {min(times):6.3f} s   median {statistics.median(times):6.3f} s")
+    cpu = CPU[-len(times):]
+    print(f"{label:<58} wall best {min(times):6.3f} s, median {statistics.median(times):6.3f} s;"
+          f"  CPU best {min(cpu):6.3f} s")
 
 
 def main() -> int:
@@ -60,13 +86,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         off = {**base, "THOUSAND_NO_CACHE": "1"}
         show("verify one case, cache off (every file parsed)", [timed(lambda: run(verify, off)) for _ in range(args.rounds)])
-        cold, warm = [], []
+        cold, warm, cold_cpu, warm_cpu = [], [], [], []
         for number in range(args.rounds):
             env = {**base, "THOUSAND_CACHE_DIR": os.path.join(folder, f"cache{number}")}
             cold.append(timed(lambda: run(verify, env)))
+            cold_cpu.append(CPU[-1])
             warm.append(timed(lambda: run(verify, env)))
+            warm_cpu.append(CPU[-1])
+        CPU.extend(cold_cpu)
         show("verify one case, cold (empty cache, filled by the run)", cold)
+        CPU.extend(warm_cpu)
         show("verify one case, warm (cache filled)", warm)
+        show("verify one case, discover(select=...), cache off", [timed(lambda: run(VERIFY_SELECT + ["-k", args.case], off))
+                                                                  for _ in range(args.rounds)])
         os.environ["THOUSAND_CACHE_DIR"] = os.path.join(folder, "cache0")
         roots = [CASES_DIR, GENERATED_DIR]
         show("discover(): whole corpus, warm cache, in-process", [timed(lambda: discover(roots)) for _ in range(args.rounds)])

@@ -203,11 +203,8 @@ def _display(path: Path) -> str:
     ``os.path.abspath`` rather than ``Path.resolve``: a symlink loop must not raise here, and
     a symlink is named by its own path, never by its target's.
     """
-    absolute = Path(os.path.abspath(path))
-    try:
-        return str(absolute.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)
+    absolute, here = os.path.abspath(path), os.path.join(os.getcwd(), "")
+    return absolute[len(here):] if absolute.startswith(here) else str(path)
 
 
 def yaml_files(root: Path) -> tuple[list[Path], list[tuple[Path, str]]]:
@@ -241,6 +238,12 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
+def case_ids(roots: Iterable[Path]) -> list[str]:
+    """The id of every ``*.yaml`` below each root, without reading any file (for "names no
+    case" checks and "did you mean" suggestions when ``discover`` was given ``select``)."""
+    return [expected_id(path, root) for root in roots if root.is_dir() for path in yaml_files(root)[0]]
+
+
 def discover(roots: Iterable[Path], *, select: Callable[[str], bool] | None = None,
              cache: bool = True) -> list[Transcript | CaseBug]:
     """Every ``*.yaml`` below each root, loaded; bad files become CaseBug entries.
@@ -259,8 +262,9 @@ def discover(roots: Iterable[Path], *, select: Callable[[str], bool] | None = No
         for folder, reason in unlisted:
             case_id = expected_id(folder, root) if folder != root else "."
             found.append(CaseBug(id=case_id, path=folder, message=f"{_display(folder)}: cannot list the folder: {reason}"))
+        prefix = len(os.path.join(str(root), ""))
         for path in files:
-            case_id = expected_id(path, root)
+            case_id = str(path)[prefix:-len(".yaml")].replace(os.sep, "/")  # expected_id, without pathlib's cost
             if select is None or select(case_id):
                 found.append(_discover_one(path, root, case_id, store))
     if store is not None:
