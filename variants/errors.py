@@ -1,10 +1,10 @@
-"""The one exception this package raises for bad input."""
+"""The one exception this package raises for bad input (ProfileError), and its base."""
 
 from __future__ import annotations
 
 
-class ProfileError(Exception):
-    """A profile (or a profile name) is invalid.
+class FileProblem(Exception):
+    """Bad input at a place in a file.
 
     ``file`` is the file concerned (or the name asked for), ``line`` and ``column`` are
     1-based (``None`` when no position applies), ``path`` is the field in dotted form
@@ -36,3 +36,7 @@ class ProfileError(Exception):
                 where += f":{self.column}"
         field = f" {self.path}:" if self.path else ""
         return f"{where}:{field} {self.message}"
+
+
+class ProfileError(FileProblem):
+    """A profile (or a profile name) is invalid; the attributes are those of FileProblem."""

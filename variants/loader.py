@@ -33,7 +33,7 @@ from typing import Any
 
 import yaml
 
-from variants.errors import ProfileError
+from variants.errors import FileProblem, ProfileError
 
 MAX_BYTES = 1024 * 1024  # profiles; transcripts pass their own limit
 MAX_DEPTH = 64
@@ -61,23 +61,8 @@ _YAML11_NUMBER = re.compile(
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
-class YamlError(Exception):
+class YamlError(FileProblem):
     """A file that cannot be read as plain data; the caller turns it into its own error."""
-
-    def __init__(self, file: str, message: str, *, line: int | None = None, column: int | None = None,
-                 path: str = "") -> None:
-        self.file = file
-        self.message = message
-        self.line = line
-        self.column = column
-        self.path = path
-        super().__init__(self.__str__())
-
-    def __str__(self) -> str:
-        where = self.file
-        if self.line is not None:
-            where += f":{self.line}" + (f":{self.column}" if self.column is not None else "")
-        return f"{where}:{f' {self.path}:' if self.path else ''} {self.message}"
 
 
 @dataclass(frozen=True)
