@@ -317,3 +317,11 @@ def test_odd_profile_files_are_one_profile_error(tmp_path: Path) -> None:
     assert "a FIFO, not a regular file" in messages["fifo"]
     assert "expected a mapping, got text (the file is not a profile)" in messages["leak"]
     assert SECRET[:20] not in messages["leak"]
+
+
+def test_text_handed_in_with_a_lone_surrogate_is_one_error() -> None:
+    from variants.loader import parse_text
+
+    with pytest.raises(ProfileError, match="lone surrogate U\\+D800") as caught:
+        parse_text("profile: x\ntitle: \ud800\n", "f.yaml")
+    assert (caught.value.line, caught.value.column) == (2, 8)

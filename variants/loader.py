@@ -58,6 +58,7 @@ _YAML11_NUMBER = re.compile(
     r"|[0-9.][0-9_.]*_[0-9_.]*(?:[eE][-+]?[0-9]+)?"  # digits with underscores
     r"|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE][-+]?[0-9]+)\Z"  # exponents (1.1 needs a dot and a sign)
 )
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _BAD_CHARACTER = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
@@ -367,6 +368,11 @@ def _key(event: Any, top: _Open, marks: Marks) -> str:
 def parse_document(text: str, name: str) -> tuple[Any, Marks]:
     """Parse YAML text into plain data and the marks of its nodes, or raise YamlError."""
     _check_indentation(text, name)
+    surrogate = _SURROGATE.search(text)
+    if surrogate:  # only text handed in directly can hold one: files are decoded strictly
+        at = surrogate.start()
+        raise YamlError(name, f"lone surrogate U+{ord(surrogate.group()):04X} is not allowed in YAML text",
+                        line=text.count("\n", 0, at) + 1, column=at - (text.rfind("\n", 0, at) + 1) + 1)
     parser = _Parser(text)
     marks = Marks()
     try:
