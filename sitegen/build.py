@@ -14,8 +14,9 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 import variants
-from conformance import compare, replay
+from sitegen.compare_page import compare_page
 from sitegen.narrate import narrate_case, prose_paragraphs
+from sitegen.replay_page import compare_deals_page
 from sitegen.protocol import protocol_page
 from sitegen.prose import format_value, sentence
 from sitegen.sources import link_citations, sources_page
@@ -176,33 +177,6 @@ def profiles_index(names: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def compare_page(names: list[str]) -> str:
-    resolved = {name: variants.resolve(name) for name in names}
-    documents = {name: r.to_document() for name, r in resolved.items()}
-    lines = ["---", "hide:", "  - toc", "---", MARK, "", "# Compare the profiles", "",
-             "Every knob of every profile side by side. Rows marked **≠** differ between profiles; "
-             "each cell gives the value and, below it, its source or ruling.", ""]
-    header = "| knob | " + " | ".join(f"[{n}](profiles/{n}.md)" for n in names) + " |"
-    for section in SECTIONS:
-        knobs = sorted({k for r in resolved.values() for k, _ in knob_rows(r, section)})
-        if not knobs:
-            continue
-        lines += [f"## {SECTION_TITLES[section]}", "", header, "|---" * (len(names) + 1) + "|"]
-        for knob in knobs:
-            values = [r.rules.get(section, {}).get(knob.split(".")[1]) for r in resolved.values()]
-            differs = any(v != values[0] for v in values)
-            cells = []
-            for name, value in zip(names, values):
-                entry = documents[name]["provenance"].get(knob, {})
-                shown = f"**{format_value(value)}**" if differs else format_value(value)
-                cells.append(f"{shown}<br><small>{_short_provenance(entry)}</small>")
-            mark = "≠&nbsp;" if differs else ""
-            name = knob.split(".")[1]
-            lines.append(f'| <span class="knob" title="{knob}">{mark}<code>{name}</code></span> | ' + " | ".join(cells) + " |")
-        lines.append("")
-    return "\n".join(lines) + "\n"
-
-
 WORKED_EXAMPLE = "gambler-club/scoring/worked-example-contract-160-made"
 INSTRUCTIVE_DEALS = (
     "gambler-club/play/no-duty-to-overtrump",
@@ -210,33 +184,6 @@ INSTRUCTIVE_DEALS = (
     "gambler-club/barrel/reaching-880-caps-and-enters",
     "polish-tournament/defender_lock/seed-004-780-plus-40-is-800",
 )
-
-
-def compare_deals_page(names: list[str]) -> str:
-    """The pairwise matrix of knob differences and a few deals replayed under every profile."""
-    matrix = compare.knob_difference_matrix(names)
-    lines = ["---", "hide:", "  - toc", "---", MARK, "", "# Same deal, every rulebook", "",
-             "How many knobs differ between each pair of profiles, then real transcripts replayed under "
-             "every profile and option by the reference implementation (`thousand replay CASE --profiles all`). "
-             "A profile that refuses a step stops there, with the reason.", "",
-             "## How far apart the profiles are", "", "Knobs that differ, pair by pair:", "",
-             "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-    for a in names:
-        lines.append(f"| **{a}** | " + " | ".join(str(matrix[a][b]) if a != b else "–" for b in names) + " |")
-    for case_id in (WORKED_EXAMPLE, *INSTRUCTIVE_DEALS):
-        body = replay.replay_markdown(case_id, "all")
-        lines += ["", _demote_headings(body)]
-    return "\n".join(lines) + "\n"
-
-
-def _demote_headings(markdown: str) -> str:
-    """Nest a replay's headings under this page's sections."""
-    return "\n".join("#" + line if line.startswith("#") else line for line in markdown.splitlines())
-
-
-def _short_provenance(entry: dict[str, Any]) -> str:
-    text = provenance_text(entry).replace("|", "/")
-    return text if len(text) <= 90 else text[:87] + "…"
 
 
 def case_page(case: Transcript, cases_rules: Mapping[str, Mapping[str, Any]]) -> str:
@@ -312,8 +259,8 @@ def generate() -> dict[str, str]:
     cases = load_cases()
     pages = {f"profiles/{name}.md": profile_page(name, cases) for name in names}
     pages["profiles/index.md"] = profiles_index(names)
-    pages["compare.md"] = compare_page(names)
-    pages["compare-deals.md"] = compare_deals_page(names)
+    pages["compare.md"] = compare_page(MARK, names, SECTIONS, SECTION_TITLES)
+    pages["compare-deals.md"] = compare_deals_page(MARK, names, (WORKED_EXAMPLE, *INSTRUCTIVE_DEALS))
     pages["unsupported.md"] = unsupported_page()
     pages["rule-sections.md"] = rule_sections_page(cases)
     pages["cases.md"] = cases_index(cases)
