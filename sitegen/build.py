@@ -166,10 +166,10 @@ def _options_section(name: str, page: str) -> list[str]:
     lines = ["", "## Named options", ""]
     for option in options:
         full = f"{name}+{option.name}"
-        provenance = variants.resolve(full).provenance
-        changed = [knob for knob, entry in provenance.items() if entry.get("from") == full]
-        knob_links = ", ".join(f"`{k}`" for k in changed)
-        lines.append(f"- **{full}**: {option.title} (changes {knob_links})")
+        resolved = variants.resolve(full)
+        changed = [knob for knob, entry in resolved.provenance.items() if entry.get("from") == full]
+        sets = ", ".join(f"[`{k}`](#{anchor(k)}) to {format_value(variants.thaw(resolved.value(k)))}" for k in changed)
+        lines.append(f"- **{full}**: {option.title} (sets {sets})")
     return lines
 
 
