@@ -17,27 +17,24 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "case_bug")
-NO_SECTION = "(no rule section)"
+NO_SECTION = "(no knobs)"
 
 
 class ReportError(Exception):
     """The file is not a verify report."""
 
 
-def section_of(result: Mapping[str, Any]) -> str:
-    """The rule section of a result: the middle folder of a hand-written id, else its first knob's section."""
-    parts = str(result.get("id", "")).split("/")
-    if len(parts) == 3:
-        return parts[1]
-    knobs = result.get("knobs") or []
-    return str(knobs[0]).split(".")[0] if knobs else NO_SECTION
+def sections_of(result: Mapping[str, Any]) -> list[str]:
+    """The rule sections a result tests: those of the knobs its case exercises (as the runner counts them)."""
+    return sorted({str(knob).split(".")[0] for knob in result.get("knobs") or []}) or [NO_SECTION]
 
 
 def by_section(results: Sequence[Mapping[str, Any]]) -> dict[str, Counter[str]]:
-    """Rule section -> how many (case, profile) pairs had each outcome."""
+    """Rule section -> how many (case, profile) pairs testing it had each outcome (a pair counts in each of its sections)."""
     table: dict[str, Counter[str]] = {}
     for result in results:
-        table.setdefault(section_of(result), Counter())[str(result.get("outcome"))] += 1
+        for section in sections_of(result):
+            table.setdefault(section, Counter())[str(result.get("outcome"))] += 1
     return dict(sorted(table.items()))
 
 

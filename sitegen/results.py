@@ -155,7 +155,7 @@ def _cell(counts: Any) -> str:
         return '<td class="none">–</td>'
     bad = total - counts["pass"] - counts["skipped"]
     kind = "bad" if bad else ("skip" if counts["skipped"] else "ok")
-    extra = f", {bad} not" if bad else ""
+    extra = f", {bad} failed" if bad else ""
     extra += f", {counts['skipped']} skipped" if counts["skipped"] else ""
     return f'<td class="{kind}">{counts["pass"]}/{total}{extra}</td>'
 
@@ -173,7 +173,9 @@ def results_page(mark: str) -> str:
              "(the hand-written auction cases of `conformance/starter.txt`, under every profile they apply to): "
              "the reference, the two toy adapters in `examples/adapters/`, and four mutants, copies of the "
              "reference with one deliberate mistake each (`python -m mutants.serve NAME`). Each cell counts "
-             "(case, profile) pairs that passed, out of those run; a mutant's failures are the suite doing its job.", "",
+             "(case, profile) pairs that passed, out of those run, by the rule sections of the knobs each case exercises "
+             "(a case about the auction ceiling and marriages counts in both rows); a mutant's failures are the suite "
+             "doing its job.", "",
              '<div class="replay-scroll"><table class="results-matrix">',
              "<thead><tr><th>rule section</th>" + "".join(f"<th>{run.label}</th>" for run, _ in shown) + "</tr></thead><tbody>"]
     for section in sections:
@@ -208,12 +210,12 @@ def _empty() -> Counter[str]:
 
 def _by_knob_section(report: dict[str, Any]) -> str:
     """The runner's closing line: unexpected outcomes by the rule sections of their knobs."""
+    from conformance.report_cli import sections_of
+
     tally: Counter[str] = Counter()
     for result in results_of(report):
-        if result.get("outcome") in ("pass", "skipped"):
-            continue
-        for section in sorted({str(k).split(".")[0] for k in result.get("knobs") or []}) or ["(no knobs)"]:
-            tally[section] += 1
+        if result.get("outcome") not in ("pass", "skipped"):
+            tally.update(sections_of(result))
     ordered = sorted(tally.items(), key=lambda item: (-item[1], item[0]))
     return "unexpected outcomes by rule section: " + ", ".join(f"{s} {n}" for s, n in ordered) if ordered else ""
 
