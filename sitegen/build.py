@@ -203,7 +203,7 @@ def case_page(case: Transcript, cases_rules: Mapping[str, Mapping[str, Any]]) ->
     if case.source:
         lines.append(f"**Source:** {link_citations(case.source, page)}")
     if case.description:
-        lines += ["", "## How the expected values follow from the rules", "", *prose_paragraphs(case.description)]
+        lines += ["", "## How the expected values follow from the rules", "", *(link_citations(line, page) for line in prose_paragraphs(case.description))]
     if case.match:
         lines += ["", "## Match state at the start", "", "```yaml", yaml.safe_dump(case.match, sort_keys=False).rstrip(), "```"]
     lines += ["", "## The deal" if len(case.deals) == 1 else "## The deals", ""]

@@ -17,6 +17,7 @@ from conformance import compare, replay
 from conformance.replay import DealRecord, Replay
 from sitegen.narrate import prose_paragraphs, symbolize
 from sitegen.prose import SUIT_SYMBOLS
+from sitegen.sources import link_citations
 
 ROWS = (
     ("replay", "How the replay went"),
@@ -130,7 +131,7 @@ def case_section(case_id: str, names: Sequence[str]) -> list[str]:
              "what differs from the first column.", ""]
     if case.description:
         lines += ["??? info \"What the transcript records under " + ", ".join(case.profiles) + "\"", ""]
-        lines += ["    " + line if line else "" for line in prose_paragraphs(case.description)]
+        lines += ["    " + link_citations(line, "compare-deals.md") if line else "" for line in prose_paragraphs(case.description)]
     for number in range(1, deal_count + 1):
         if deal_count > 1:
             lines += [f"### Deal {number}", ""]
