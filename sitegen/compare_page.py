@@ -31,8 +31,27 @@ def folded_profiles(names: list[str]) -> dict[str, str]:
     return folded
 
 
+# Where the schema's description opens with one of the values ("'forced': ..."), the row
+# needs a neutral wording of the question instead.
+QUESTIONS = {
+    "auction.opening": "Is the opener's first bid forced to the opening amount?",
+    "auction.raise": "How far a bid may jump above the last one.",
+    "auction.ceiling": "The highest bid allowed, counted from the marriages held.",
+    "talon.shown": "When the talon is shown to everyone.",
+    "giving_up.moment": "When the declarer may give up.",
+    "giving_up.half_bid_rounding": "How half the bid is rounded when a give-up pays half.",
+    "marriages.declaration": "How a marriage is declared.",
+    "bolts.every": "Which bolt costs the penalty (every N-th).",
+    "bolts.counting": "Whether bolts must be consecutive to count.",
+    "barrel.attempt_counts": "Which deals count as attempts on the barrel.",
+    "defender_lock.mode": "What the 800 rule does to defending points.",
+}
+
+
 def rule_label(section: str, knob: str) -> str:
     """The rule in one neutral sentence: the first sentence of the schema's description."""
+    if f"{section}.{knob}" in QUESTIONS:
+        return QUESTIONS[f"{section}.{knob}"]
     text = str(knob_entry(section, knob).get("description", "")).strip()
     first = re.split(r"(?<=[.;])\s", text, maxsplit=1)[0].rstrip(";")
     return first if first.endswith(".") else first + "."
