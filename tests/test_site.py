@@ -365,3 +365,14 @@ def test_every_citation_links_to_the_sources_page() -> None:
         for line in page.read_text(encoding="utf-8").splitlines():
             if "*Source: " in line:
                 assert re.search(r"\[(seed-\d{3}|kurnik)\]\(\.\./sources\.md#(seed-\d{3}|kurnik)\)", line), line
+
+
+def test_verify_page_numbers_come_from_sitegen() -> None:
+    """Run summaries on docs/verify.md are included from generated snippets, so --check catches stale ones."""
+    import re
+
+    text = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
+    hard = [line for line in text.splitlines() if re.match(r"^\d+(/\d+)? pass\b", line)]
+    assert not hard, f"docs/verify.md writes run counts by hand: {hard}"
+    for name in re.findall(r'--8<-- "docs/(snippets/[^"]+)"', text):
+        assert (ROOT / "docs" / name).is_file(), name
