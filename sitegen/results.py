@@ -113,17 +113,23 @@ def regenerate(runs: Sequence[Run]) -> int:
         if not path.exists():
             failed += 1
             print(done.stderr[-2000:], file=sys.stderr)
-        elif run.slim:
-            slim(path)
+        else:
+            tidy(path, run.slim)
     return 1 if failed else 0
 
 
-def slim(path: Path) -> None:
-    """Drop the failure details (expected and actual states) of a large report: the counts stay."""
+def tidy(path: Path, drop_details: bool) -> None:
+    """Make a report fit to commit: no machine-specific interpreter path; for a large run, only the counted keys."""
     report = json.loads(path.read_text(encoding="utf-8"))
-    kept = [{k: r[k] for k in ("id", "profile", "outcome", "knobs") if k in r} for r in results_of(report)]
-    report["results" if "results" in report else "cases"] = kept
-    path.write_text(json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    command = report.get("command") or []
+    if command and Path(str(command[0])).is_absolute():
+        command[0] = "python"  # the reference is started with this machine's interpreter
+    if drop_details:
+        key = "results" if "results" in report else "cases"
+        report[key] = [{k: r[k] for k in ("id", "profile", "outcome", "knobs") if k in r} for r in results_of(report)]
+        path.write_text(json.dumps(report, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    else:
+        path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
