@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 import yaml
 
@@ -108,7 +108,3 @@ def _source_entry(source: Source, counts: Mapping[str, int], cases: list[str]) -
     lines += [f"- {section}" for section in source.sections]
     return lines
 
-
-def profile_source_notes(document: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(key, title) of each source a profile document lists."""
-    return [(key, str(record.get("title", ""))) for key, record in (document.get("sources") or {}).items()]
