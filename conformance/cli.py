@@ -12,10 +12,12 @@ import sys
 
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
+    "variants.new",  # new
     "conformance.verify_cli",  # verify
     "conformance.coverage",  # coverage
     "conformance.compare",  # compare
     "conformance.replay",  # replay
+    "conformance.report_cli",  # report
 )
 
 

@@ -48,13 +48,16 @@ class ProfileSpec:
     parent: str | None = None
     parent_values: dict[str, Any] | None = None
     inert: dict[str, str] = field(default_factory=dict)
+    borrows: bool = False  # a house file: its parent's cases count for the values it keeps
 
 
 def profile_coverage(spec: ProfileSpec, cases: Sequence[Transcript]) -> dict[str, KnobCoverage]:
     """Coverage of one profile's knobs by the cases that apply to it."""
     report: dict[str, KnobCoverage] = {}
     for knob, value in sorted(spec.values.items()):
-        entry = KnobCoverage(value, [case.id for case in cases if spec.name in case.profiles and knob in case.knobs])
+        kept = spec.borrows and spec.parent_values is not None and spec.parent_values.get(knob) == value
+        names = {spec.name, spec.parent} if kept else {spec.name}
+        entry = KnobCoverage(value, [case.id for case in cases if names & set(case.profiles) and knob in case.knobs])
         if knob in spec.inert:
             entry.required, entry.inert = False, spec.inert[knob]
         elif spec.parent is not None and spec.parent_values is not None and spec.parent_values.get(knob) == value:
@@ -71,7 +74,10 @@ def coverage(profiles: Sequence[ProfileSpec], cases: Iterable[Transcript]) -> di
 def bundled_profiles(selected: Sequence[str] = ()) -> list[ProfileSpec]:
     """Every bundled profile and each of its options, resolved by ``variants``."""
 
-    specs = []
+    specs = [house_profile(name) for name in selected if ".yaml" in name]
+    selected = [name for name in selected if ".yaml" not in name] if specs else selected
+    if specs and not selected:
+        return specs
     for info in variants.list_profiles():
         names = [(info.name, info.extends)] + [(f"{info.name}+{option.name}", info.name) for option in info.options]
         for name, parent in names:
@@ -82,6 +88,18 @@ def bundled_profiles(selected: Sequence[str] = ()) -> list[ProfileSpec]:
             specs.append(ProfileSpec(name, knob_values(resolved.rules), parent, parent_values,
                                      variants.inert_knobs(resolved)))
     return specs
+
+
+def house_profile(path: str) -> ProfileSpec:
+    """A house-rules file (``thousand coverage --profile ./house.yaml``): the values it keeps from
+    its parent are covered by the parent's cases; each value it changes needs a case of its own."""
+    import yaml
+
+    resolved = variants.resolve(path)
+    parent = yaml.safe_load(Path(path.split(".yaml")[0] + ".yaml").read_text(encoding="utf-8")).get("extends")
+    parent_values = knob_values(variants.resolve(parent).rules) if parent else None
+    return ProfileSpec(resolved.name, knob_values(resolved.rules), parent, parent_values,
+                       variants.inert_knobs(resolved), borrows=True)
 
 
 def as_json(report: Mapping[str, Mapping[str, KnobCoverage]]) -> dict[str, Any]:

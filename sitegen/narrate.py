@@ -8,6 +8,8 @@ transcript stops early, the page shows what was played.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -25,6 +27,47 @@ def split_card(code: str) -> tuple[str, str]:
 def pretty(code: str) -> str:
     rank, suit = split_card(code)
     return f"{rank}{SUIT_SYMBOLS.get(suit, suit)}"
+
+
+CARD_CODE = re.compile(r"(?<![\w-])(A|10|K|Q|J|9)([SCDH])(?![\w-])")
+
+
+def symbolize(text: str) -> str:
+    """Card codes in running text shown with suit symbols: `10D` -> `10♦`."""
+    return CARD_CODE.sub(lambda m: m.group(1) + SUIT_SYMBOLS[m.group(2)], text)
+
+
+def prose_paragraphs(text: str) -> list[str]:
+    """A transcript's hard-wrapped description as Markdown paragraphs that wrap in the browser.
+
+    Lines are joined within a paragraph; a line starting with "- " or "* " stays a list item.
+    Markdown's own characters are escaped so arithmetic like `2 * 60` is shown as written.
+    """
+    paragraphs: list[list[str]] = [[]]
+    for raw in text.strip().splitlines():
+        line = raw.strip()
+        if not line:
+            paragraphs.append([])
+        elif line[:2] in ("- ", "* ") or not paragraphs[-1]:
+            paragraphs[-1].append(line)
+        else:
+            paragraphs[-1][-1] += " " + line
+    out: list[str] = []
+    for paragraph in paragraphs:
+        for line in paragraph:
+            bullet = line[:2] in ("- ", "* ")
+            body = _escape(line[2:] if bullet else line)
+            out.append(("- " if bullet else "") + symbolize(body).replace(" -> ", " → "))
+        if paragraph:
+            out.append("")
+    return out
+
+
+def _escape(text: str) -> str:
+    for char in ("\\", "*", "_", "[", "]", "`", "|"):
+        text = text.replace(char, "\\" + char)
+    text = text.replace("<", "&lt;")
+    return "\\" + text if text[:1] in ("#", "+", ">") or re.match(r"\d+\.\s", text) else text
 
 
 def sort_key(code: str) -> tuple[int, int]:
@@ -114,7 +157,7 @@ def _narrate_step(story: DealStory, step: dict[str, Any]) -> None:
     action = str(step.get("action", ""))
     player = step.get("player", story.to_act)
     if step.get("refused"):
-        story.lines.append(f"- seat {player}: `{action}` is refused (`{step['refused']}`).")
+        story.lines.append(f"- Seat {player}: `{symbolize(action)}` is refused (`{step['refused']}`).")
         return
     words = action.split()
     kind = words[0] if words else ""
@@ -125,7 +168,7 @@ def _narrate_step(story: DealStory, step: dict[str, Any]) -> None:
         "play": _play, "redeal": _claim, "no_redeal": _claim,
     }.get(kind)
     if handler is None:
-        story.lines.append(f"- seat {player}: `{action}`")
+        story.lines.append(f"- Seat {player}: `{symbolize(action)}`")
     else:
         handler(story, int(player), words)
     if step.get("expect"):
@@ -230,4 +273,17 @@ def _close_trick(story: DealStory) -> None:
 
 
 def _expect_text(expect: dict[str, Any]) -> str:
-    return "; ".join(f"`{key}` = `{value}`" for key, value in expect.items())
+    return "; ".join(f"`{key}` = {show_value(value)}" for key, value in expect.items())
+
+
+def show_value(value: Any) -> str:
+    """An expected value in words or JSON, never a Python repr; card lists with suit symbols."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return f"`{symbolize(value)}`"
+    if isinstance(value, list) and value and all(isinstance(v, str) and CARD_CODE.fullmatch(v) for v in value):
+        return pretty_hand(list(value))
+    return "`" + symbolize(json.dumps(value, ensure_ascii=False)) + "`"

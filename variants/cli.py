@@ -15,16 +15,29 @@ from variants.resolve import list_profiles, load_profile_file, resolve
 
 def register(subparsers: Any) -> None:
     """Add the subcommands to the ``thousand`` parser."""
-    validate = subparsers.add_parser("validate", help="validate profile files")
+    validate = subparsers.add_parser(
+        "validate", help="validate profile files",
+        description="Check profile files (bundled or your house rules) against the schema and the rules the "
+                    "schema cannot express: the name matches the file, every citation is 'SOURCE-KEY section' "
+                    "with a listed key, a root profile states every knob, and the knobs agree with each other. "
+                    "Prints 'ok PATH' or the first error with file, line, column and field; exits 1 if any "
+                    "file is invalid.")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="profile YAML files")
     validate.set_defaults(func=run_validate)
 
-    show = subparsers.add_parser("show", help="show a resolved profile with the source or ruling of each value")
+    show = subparsers.add_parser(
+        "show", help="show a resolved profile with the source or ruling of each value",
+        description="Print a profile with its parents and options applied: every knob's value, grouped by "
+                    "rule section, with the source or ruling it rests on and the profile that set it. PROFILE "
+                    "is a bundled name (classic, polish+...), or a file path such as ./house.yaml.")
     show.add_argument("profile", metavar="PROFILE[+OPTION...]")
     show.add_argument("--json", action="store_true", help="print the resolved document as JSON")
     show.set_defaults(func=run_show)
 
-    profiles = subparsers.add_parser("profiles", help="list the bundled profiles and their options")
+    profiles = subparsers.add_parser(
+        "profiles", help="list the bundled profiles and their options",
+        description="List the bundled profiles: name, status (stable or draft), title, the profile each "
+                    "extends, and each named option (use it as NAME+OPTION).")
     profiles.set_defaults(func=run_profiles)
 
 

@@ -1,0 +1,131 @@
+"""The "Rules side by side" page: one row per rule, one column per profile.
+
+The table is written as HTML (not a Markdown table) so each cell carries its profile's name
+for the narrow-screen layout, where rows become cards (docs/stylesheets/extra.css), and so
+rulings can sit in <details> to be read whole. docs/javascripts/compare.js adds the
+"differences only" switch, which hides rows whose values agree.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any, Mapping
+
+import variants
+from sitegen.prose import format_value, sentence
+from sitegen.sources import CITATION, key_of
+from variants.schema import knob_entry
+
+Sections = tuple[str, ...]
+
+
+def folded_profiles(names: list[str]) -> dict[str, str]:
+    """Profiles whose resolved rules equal their parent's: name -> parent (shown as a note, not a column)."""
+    parents = {info.name: info.extends for info in variants.list_profiles()}
+    folded = {}
+    for name in names:
+        parent = parents.get(name)
+        if parent and variants.resolve(name).rules == variants.resolve(parent).rules:
+            folded[name] = parent
+    return folded
+
+
+# Where the schema's description opens with one of the values ("'forced': ..."), the row
+# needs a neutral wording of the question instead.
+QUESTIONS = {
+    "auction.opening": "Is the opener's first bid forced to the opening amount?",
+    "auction.raise": "How far a bid may jump above the last one.",
+    "auction.ceiling": "The highest bid allowed, counted from the marriages held.",
+    "talon.shown": "When the talon is shown to everyone.",
+    "giving_up.moment": "When the declarer may give up.",
+    "giving_up.half_bid_rounding": "How half the bid is rounded when a give-up pays half.",
+    "marriages.declaration": "How a marriage is declared.",
+    "bolts.every": "Which bolt costs the penalty (every N-th).",
+    "bolts.counting": "Whether bolts must be consecutive to count.",
+    "barrel.attempt_counts": "Which deals count as attempts on the barrel.",
+    "defender_lock.mode": "What the 800 rule does to defending points.",
+}
+
+
+def rule_label(section: str, knob: str) -> str:
+    """The rule in one neutral sentence: the first sentence of the schema's description."""
+    if f"{section}.{knob}" in QUESTIONS:
+        return QUESTIONS[f"{section}.{knob}"]
+    text = str(knob_entry(section, knob).get("description", "")).strip()
+    first = re.split(r"(?<=[.;])\s", text, maxsplit=1)[0].rstrip(";")
+    return first if first.endswith(".") else first + "."
+
+
+def compare_page(mark: str, names: list[str], sections: Sections, titles: Mapping[str, str]) -> str:
+    folded = folded_profiles(names)
+    shown = [name for name in names if name not in folded]
+    resolved = {name: variants.resolve(name) for name in shown}
+    documents = {name: r.to_document() for name, r in resolved.items()}
+    inert = {name: variants.inert_knobs(r) for name, r in resolved.items()}
+    lines = ["---", "hide:", "  - toc", "---", mark, "", "# Compare the profiles", "",
+             "Every rule of every profile side by side. Each row names the rule and its knob id; each cell "
+             "says the profile's value in words, with its source or, where the sources are silent, the "
+             "project's ruling (open *ruling* to read it whole). Rows marked **differs** are where the "
+             "profiles disagree; *not in play* marks a value another rule makes irrelevant in that profile.", ""]
+    for name, parent in folded.items():
+        lines += [f'!!! note "Where is {name}?"',
+                  f"    [{name}](profiles/{name}.md) has no rule of its own: every value equals "
+                  f"[{parent}](profiles/{parent}.md)'s (its own entries only restate or mark them unverified), "
+                  f"so it shares {parent}'s column.", ""]
+    lines += ['<div class="compare-controls"></div>', ""]  # compare.js puts the "differences only" switch here
+    for section in sections:
+        knobs = sorted({k for r in resolved.values() for k in r.rules.get(section, {})})
+        if not knobs:
+            continue
+        lines += [f"## {titles[section]}", "", '<table class="compare-table">', "<thead><tr><th>rule</th>"
+                  + "".join(f'<th><a href="../profiles/{n}/">{n}</a></th>' for n in shown) + "</tr></thead>", "<tbody>"]
+        for knob in knobs:
+            lines.append(_row(section, knob, shown, resolved, documents, inert))
+        lines += ["</tbody></table>", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _row(section: str, knob: str, names: list[str], resolved: Mapping[str, Any],
+         documents: Mapping[str, Any], inert: Mapping[str, Mapping[str, str]]) -> str:
+    full = f"{section}.{knob}"
+    values = [resolved[n].rules.get(section, {}).get(knob) for n in names]
+    differs = any(v != values[0] for v in values)
+    label = (f'<th scope="row"><span class="rule">{html.escape(rule_label(section, knob))}</span> '
+             f'<code>{full}</code>' + (' <span class="differs">differs</span>' if differs else "") + "</th>")
+    cells = [_cell(full, name, value, resolved[name].rules, documents[name]["provenance"].get(full, {}),
+                   inert[name].get(full), differs)
+             for name, value in zip(names, values)]
+    classes = "differs-row" if differs else "same-row"
+    if all(inert[n].get(full) for n in names):
+        classes += " inert-row"
+    return f'<tr class="{classes}">{label}' + "".join(cells) + "</tr>"
+
+
+def _cell(knob: str, name: str, value: Any, rules: Any, entry: Mapping[str, Any], inert: str | None, differs: bool) -> str:
+    words = html.escape(sentence(knob, value, rules)).replace("`", "")
+    words = re.sub(r"\*([^*]+)\*", r"<em>\1</em>", words)
+    code = f"<code>{html.escape(format_value(value))}</code>"
+    value_html = f"<strong>{words}</strong>" if differs else words
+    if inert:
+        body = (f'<details class="inert"><summary>not in play here ({code})</summary>{html.escape(inert)}. '
+                f"{_provenance(entry)}</details>")
+    else:
+        body = f"{value_html} {code}<br>{_provenance(entry)}"
+    return f'<td data-profile="{name}">{body}</td>'
+
+
+def _provenance(entry: Mapping[str, Any]) -> str:
+    unverified = " <em>(unverified)</em>" if entry.get("unverified") else ""
+    if "source" in entry:
+        return f'<small>Source: {_linked(entry["source"])}{unverified}</small>'
+    if "ruling" in entry:
+        ruling = _linked(str(entry["ruling"]))
+        return f'<details class="ruling"><summary>ruling{unverified}</summary>{ruling}</details>'
+    return "<small>no provenance</small>"
+
+
+def _linked(text: str) -> str:
+    """Escaped text with each source key linked to the Sources page (raw HTML: the site's URL form)."""
+    escaped = html.escape(text)
+    return CITATION.sub(lambda m: f'<a href="../sources/#{key_of(m)}">{m.group(0)}</a>', escaped)
