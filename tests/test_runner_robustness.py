@@ -50,14 +50,15 @@ def test_the_process_is_restarted_after_a_crash(tmp_path: Path) -> None:
     assert "apply" in results[1].message and "start" not in results[1].message
 
 
-def test_an_implementation_that_never_starts_is_not_retried_forever(tmp_path: Path) -> None:
+def test_an_implementation_that_never_starts_stops_the_run_at_once(tmp_path: Path) -> None:
     for number in range(6):
         write_case(tmp_path, f"t/c{number}", [{"action": "play AS"}])
     planned = runner.plan(discover([tmp_path]))
     state = runner.run_jobs(planned, runner.Settings(fake("hang"), 0.3))
     messages = [state.results[i].message for i in sorted(state.results)]
-    assert all("start" in m for m in messages)
-    assert "not retried" in messages[-1]
+    assert len(messages) == 6  # every case is still reported, once
+    assert state.start_failure is not None and "no reply to 'start'" in state.start_failure
+    assert all(m.startswith("not run: the implementation could not start") for m in messages[1:])
 
 
 def test_an_implementation_that_hangs_on_every_case_does_not_cost_a_timeout_per_case(tmp_path: Path) -> None:
