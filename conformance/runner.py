@@ -355,10 +355,10 @@ class Worker:
         reply = impl.request(command, **fields)
         if "skipped" in reply:
             reason = reply["skipped"].get("reason", "") if isinstance(reply["skipped"], dict) else reply["skipped"]
-            raise SkippedByImplementation(f"{command}: {_short(reason, 200)}")
+            raise SkippedByImplementation(f"{command}: {clip_text(str(reason), 200)}")
         if "errored" in reply:
             message = reply["errored"].get("message", "") if isinstance(reply["errored"], dict) else reply["errored"]
-            raise ProtocolFailure(f"the implementation reported an error on {command!r}: {_short(message, 500)}")
+            raise ProtocolFailure(f"the implementation reported an error on {command!r}: {clip_text(str(message), 500)}")
         key, kind = _REPLY_FIELD[command]
         if not isinstance(reply.get(key), kind) or (kind is int and isinstance(reply.get(key), bool)):
             raise ProtocolFailure(f"reply to {command!r} lacks {key!r} of the right type: {_short(reply)}")
