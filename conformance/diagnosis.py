@@ -27,7 +27,7 @@ AMOUNT_WORDS = ("bid", "contract")
 # What each category of a play action means, in the words a signature shows.
 PLAY_WORDS = {
     "lead": "leads", "marriage": "declare a marriage", "aces": "declare four aces",
-    "beat": "follow and beat the card winning the trick", "no_beat": "follow without beating the card winning the trick",
+    "beat": "follow and beat the card winning the trick", "no_beat": "follow without beating the card winning the trick (the duty to beat)",
     "under_trump": "follow under a winning trump", "trump": "trump", "overtrump": "overtrump",
     "undertrump": "trump under a higher trump", "discard_holding_suit": "discard while holding the suit led",
     "discard_void": "discard while void in the suit led",

@@ -63,7 +63,7 @@ def hostile(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, in
         return json.dumps({"seq": seq, "skipped": {"reason": "toy rules only"}})
     if mode == "deep_reply" and cmd == "legal" and not counters.get("deep"):
         counters["deep"] = 1
-        return '{"seq": %d, "actions": %s%s}' % (seq, "[" * DEPTH, "]" * DEPTH)
+        return f"{{\"seq\": {seq}, \"actions\": {'[' * DEPTH}{']' * DEPTH}}}"
     if mode in ("deep_state", "big_state") and cmd == "state":
         state = toy.state()
         if mode == "big_state":
