@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
 from conformance import diagnosis
-from conformance.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result
+from conformance.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 
 SUITE_VERSION = 1  # protocol and transcript format version
 FAILING = frozenset({"fail", "error", "timeout"})  # outcomes an expected-failures list may excuse
@@ -193,7 +193,7 @@ class RunInfo:
 
 
 def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> dict[str, Any]:
-    start = info.start_reply or {}
+    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items()}
     return {
         "suite_version": SUITE_VERSION,
         "command": list(info.command),

@@ -41,6 +41,7 @@ DEPTH_LIMIT = 100  # nesting kept of a value that came from the implementation
 FINDINGS_KEPT = 50  # mismatches of one case kept in the report (the rest are counted)
 TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP = 5  # per worker
 START_FAILURES_BEFORE_GIVING_UP = 3
+START_GRACE = 5.0  # seconds the first reply (to start) may take at least: interpreters and JVMs load slowly
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
     "barrel": [{"on": False, "attempts": 0, "failed_visits": 0} for _ in range(3)],
@@ -314,7 +315,9 @@ class Worker:
         with self._lock:
             self.impl = impl
         try:
+            impl.timeout = max(self.settings.timeout, START_GRACE)
             reply = self._ask("start", version=1)
+            impl.timeout = self.settings.timeout
             self.unsupported = _check_start(reply)
         except (ProtocolFailure, SkippedByImplementation) as exc:
             self.start_failures += 1

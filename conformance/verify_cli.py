@@ -69,7 +69,8 @@ def register(subparsers: Any) -> None:
                              "e.g. conformance/starter.txt")
     parser.add_argument("--skip", action="append", default=[], metavar="GLOB", help="leave out case ids matching this glob")
     parser.add_argument("--timeout", type=str, default="10", metavar="S",
-                        help="seconds to wait for each reply and for each request to be read (default 10)")
+                        help="seconds to wait for each reply and for each request to be read (default 10; "
+                             "the reply to start may take at least 5)")
     parser.add_argument("--jobs", type=str, default="1", metavar="N", help="implementation processes run in parallel")
     parser.add_argument("--first-mismatch", action="store_true",
                         help="end each case at its first mismatch (default: record every mismatch while the "

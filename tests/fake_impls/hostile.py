@@ -91,9 +91,6 @@ def main() -> None:
     toy, counters = Toy(), dict[str, int]()
     for line in sys.stdin:
         request = json.loads(line)
-        if mode == "no_read" and request.get("cmd") != "start":
-            touch_marker()
-            time.sleep(300)
         if mode == "hang_after_match" and request.get("cmd") == "apply":
             touch_marker()
             time.sleep(300)
@@ -105,6 +102,9 @@ def main() -> None:
         message = answer(request, toy, "ok", counters)
         if message is not None:
             reply(message, "ok")
+        if mode == "no_read":  # answered start; never reads another byte
+            touch_marker()
+            time.sleep(300)
 
 
 if __name__ == "__main__":
