@@ -56,11 +56,11 @@ def main(argv: list[str] | None = None) -> int:
         print("", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return 141
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """The reader went away: point stdout at /dev/null so the interpreter's final flush of
     what is still buffered does not raise a second BrokenPipeError at exit."""
     try:

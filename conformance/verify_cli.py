@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any, Iterator, Sequence
 
 from conformance import process, reports, runner
+from conformance.cli import silence_stdout
 from conformance.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 
@@ -281,19 +282,37 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], results: list[runner.Result],
            expected: reports.ExpectedFailures | None, info: reports.RunInfo) -> int:
+    """Write the reports first (a reader that goes away, or a signal now, cannot lose them),
+    then tell the terminal."""
+    late: list[int] = []
+    _defer_signals(late)
     verdict = reports.judge(results, expected, [case.id for case in cases])
-    if info.start_failure:
-        print(f"thousand verify: the implementation could not start: {info.start_failure}", file=sys.stderr)
-        info.exit_code = EXIT_CANNOT_START
-    else:
-        print_summary(results, verdict)
-        info.exit_code = verdict.exit_code
+    info.exit_code = EXIT_CANNOT_START if info.start_failure else verdict.exit_code
     if info.internal_error:
         info.exit_code = EXIT_INTERNAL
     if info.interrupted:
         info.exit_code = 128 + int(getattr(signal, info.interrupted, 2))
-    elif info.exit_code == reports.EXIT_NOTHING_CHECKED:
-        print("thousand verify: nothing was checked: every selected case was skipped or not declared", file=sys.stderr)
+    problem = write_reports(args, results, verdict, info)
+    try:
+        if info.start_failure:
+            print(f"thousand verify: the implementation could not start: {info.start_failure}", file=sys.stderr)
+        else:
+            print_summary(results, verdict)
+        if info.exit_code == reports.EXIT_NOTHING_CHECKED:
+            print("thousand verify: nothing was checked: every selected case was skipped or not declared", file=sys.stderr)
+        if problem:
+            print(f"thousand verify: {problem}", file=sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:  # thousand verify | head: the reports are written already
+        silence_stdout()
+    if late and not info.interrupted:  # a signal while the reports were written: they are whole
+        return 128 + late[0]
+    return EXIT_USAGE if problem and not info.interrupted else info.exit_code
+
+
+def write_reports(args: argparse.Namespace, results: list[runner.Result], verdict: reports.Verdict,
+                  info: reports.RunInfo) -> str | None:
+    """Every report asked for; the problem when one could not be written."""
     try:
         if args.report:
             reports.write_json(args.report, reports.json_report(results, verdict, info))
@@ -302,9 +321,20 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
         if args.write_expected_failures:
             reports.write_expected_failures(args.write_expected_failures, results)
     except OSError as exc:
-        print(f"thousand verify: cannot write a report: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return info.exit_code if info.interrupted else EXIT_USAGE
-    return info.exit_code
+        return f"cannot write a report: {exc.filename or ''}: {exc.strerror or exc}"
+    return None
+
+
+def _defer_signals(late: list[int]) -> None:
+    """From now on a signal is only noted: the run is over and its reports are being written."""
+    def note(signum: int, _frame: FrameType | None) -> None:
+        late.append(signum)
+
+    try:
+        for number in SIGNALS:
+            signal.signal(number, note)
+    except ValueError:  # not the main thread
+        pass
 
 
 def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) -> None:

@@ -96,6 +96,17 @@ def alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] != "Z"  # a zombie has ended
 
 
+def catches_sigterm(pid: int) -> None:
+    """Wait until the runner has installed its handler (before it, SIGTERM just kills)."""
+    deadline = time.monotonic() + HANG_GUARD
+    while time.monotonic() < deadline:
+        status = Path(f"/proc/{pid}/status").read_text()
+        caught = next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:"))
+        if int(caught, 16) & (1 << (signal.SIGTERM - 1)):
+            return
+        time.sleep(0.02)
+
+
 def assert_clean(run: Run) -> None:
     """Both reports written and valid (checked on reading), and nothing left running."""
     assert run.report is not None and run.junit is not None, run.err
@@ -215,7 +226,7 @@ def test_a_signal_while_loading_writes_reports_and_exits_143(tmp_path: Path) -> 
     process = subprocess.Popen([sys.executable, "-m", "conformance.cli", "verify", "--report", str(out / "r.json"),
                                 "--junit", str(out / "j.xml")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, cwd=ROOT)
-    time.sleep(1.5)  # the whole corpus takes longer than this to load; either way the answer is the same
+    catches_sigterm(process.pid)  # loading the whole corpus takes seconds: the signal lands in it
     process.send_signal(signal.SIGTERM)
     _, err = process.communicate(timeout=HANG_GUARD)
     assert process.returncode == 143 and "Traceback" not in err
