@@ -260,3 +260,16 @@ def test_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
     done = subprocess.run(["sh", "-c", shell], capture_output=True, text=True, timeout=HANG_GUARD, cwd=ROOT)
     assert len(done.stdout.splitlines()) == 3
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr
+
+
+def test_a_case_list_or_folder_naming_nothing_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = toy_corpus(tmp_path / "cases")
+    listed = tmp_path / "list.txt"
+    listed.write_text("t/good\nt/godo  # a typo\n")
+    assert main(["verify", "--cases", str(corpus), "--case-list", str(listed), "--", "/no/such"]) == 2
+    assert "did you mean 't/good'" in capsys.readouterr().err
+    assert main(["verify", "--cases", str(tmp_path / "nowhere"), "--", "/no/such"]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["verify", "--cases", str(tmp_path / "empty"), "--", "/no/such"]) == 2
+    assert "no transcripts found" in capsys.readouterr().err
