@@ -35,8 +35,9 @@ class Verdict:
 
     @property
     def diagnosed(self) -> bool:
-        """The largest group names a knob the mutant breaks: the report points at the cause."""
-        return bool(set(self.top_knobs) & set(self.knobs))
+        """The largest group names a knob the mutant breaks: the report points at the cause.
+        A catalogue entry that is a whole section (``scoring``) matches any knob of it."""
+        return any(top == broken or top.startswith(broken + ".") for top in self.top_knobs for broken in self.knobs)
 
     @property
     def killed(self) -> bool:
