@@ -206,11 +206,11 @@ def refusal_label(reply_refusal: Any) -> str:
 
 # --- groups ----------------------------------------------------------------------------
 
-def groups(failures: Iterable[tuple[str, Sequence[Mapping[str, Any]], str]]) -> list[dict[str, Any]]:
+def groups(failures: Iterable[tuple[str, Sequence[Mapping[str, Any]], str, str]]) -> list[dict[str, Any]]:
     """Failing runs grouped by signature, largest first.
 
-    ``failures`` gives, per failing run, its ``id@profile``, its findings (as JSON) and its
-    one-line description (used for runs that failed without a finding: errors, timeouts).
+    ``failures`` gives, per failing run, its ``id@profile``, its findings (as JSON), and the
+    signature and message used for a run that failed without a finding (error, timeout).
     A run counts once in every group whose signature it shows; ``first`` counts the runs
     whose first finding it is, the likeliest root cause.
     """
@@ -218,10 +218,10 @@ def groups(failures: Iterable[tuple[str, Sequence[Mapping[str, Any]], str]]) -> 
     first: Counter[str] = Counter()
     knobs: dict[str, list[str]] = {}
     example: dict[str, str] = {}
-    for run, findings, fallback in failures:
+    for run, findings, fallback, fallback_message in failures:
         signatures = [(str(f.get("signature")), list(f.get("knobs") or []), str(f.get("message", ""))) for f in findings]
         if not signatures:
-            signatures = [(fallback, [], fallback)]
+            signatures = [(fallback, [], fallback_message)]
         first[signatures[0][0]] += 1
         for signature, its_knobs, message in signatures:
             members = runs.setdefault(signature, [])

@@ -163,8 +163,8 @@ def sections_summary(results: Iterable[Result]) -> dict[str, int]:
 def root_cause_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
     """The unexpected results grouped by the signatures of their findings, largest first."""
     return diagnosis.groups(
-        (f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings], diagnosis.outcome_signature(r.outcome, r.message))
-        for r in results)
+        (f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings], diagnosis.outcome_signature(r.outcome, r.message),
+         r.message) for r in results)
 
 
 def not_declared(results: Sequence[Result]) -> dict[str, Any]:

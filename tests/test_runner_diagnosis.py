@@ -101,9 +101,11 @@ def test_the_diagnosis_table_names_only_knobs_and_sections_that_exist() -> None:
 def test_groups_are_largest_first_and_count_a_run_once() -> None:
     finding = {"signature": "state.scores", "knobs": ["scoring.declarer_rounding"], "message": "m"}
     other = {"signature": "to_act[play]", "knobs": [], "message": "n"}
-    groups = diagnosis.groups([("a@p", [other, finding, finding], ""), ("b@p", [finding], ""), ("c@p", [], "timeout: x")])
+    groups = diagnosis.groups([("a@p", [other, finding, finding], "", ""), ("b@p", [finding], "", ""),
+                               ("c@p", [], "timeout: x", "no reply to 'x' within 2 s")])
     assert [(g["signature"], g["count"], g["first"]) for g in groups] == [
         ("state.scores", 2, 1), ("timeout: x", 1, 1), ("to_act[play]", 1, 1)]
+    assert groups[1]["example"] == "c@p: no reply to 'x' within 2 s"
 
 
 # --- honest counts, document, stderr, partial implementations -----------------------------
