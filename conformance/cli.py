@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 SUBCOMMAND_MODULES = (
@@ -43,15 +44,33 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    """Run one subcommand. A closed output (``thousand show polish | head -3``) and Ctrl-C
+    end any subcommand quietly: no traceback, the usual exit codes (141 - a SIGPIPE death
+    as a shell reports it - and 130)."""
     try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
         return int(args.func(args))
     except KeyboardInterrupt:
+        print("", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        silence_stdout()
+        return 141
+
+
+def silence_stdout() -> None:
+    """The reader went away: point stdout at /dev/null so the interpreter's final flush of
+    what is still buffered does not raise a second BrokenPipeError at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

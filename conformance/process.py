@@ -8,17 +8,22 @@ its own process group so that killing it also kills anything it started.
 from __future__ import annotations
 
 import collections
+import ctypes
 import json
 import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import IO, Any, Callable, Sequence
 
 MAX_LINE = 8 * 1024 * 1024  # a reply longer than this is an error, not a memory leak
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
+STDERR_TAIL_BYTES = 4 * 1024  # at most this much of it shown with one failure
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 
 
 class ProtocolFailure(Exception):
@@ -32,9 +37,13 @@ class ProtocolFailure(Exception):
 
 
 class Timeout(ProtocolFailure):
-    """No complete reply within the deadline."""
+    """No complete reply within the deadline (or a request the implementation never read)."""
 
     outcome = "timeout"
+
+
+class CannotStart(ProtocolFailure):
+    """The command cannot be executed at all (no such file, not executable)."""
 
 
 class Preencoded:
@@ -65,18 +74,22 @@ class _RingBuffer:
         self._size = 0
         self._limit = limit
         self._lock = threading.Lock()
+        self.total = 0  # bytes ever written: a mark for "written since"
 
     def write(self, chunk: bytes) -> None:
         with self._lock:
             self._chunks.append(chunk)
             self._size += len(chunk)
+            self.total += len(chunk)
             while self._size - len(self._chunks[0]) >= self._limit:
                 self._size -= len(self._chunks.popleft())
 
-    def text(self) -> str:
+    def text(self, since: int = 0) -> str:
+        """The kept bytes, only those written after the mark ``since`` (a past ``total``)."""
         with self._lock:
             data = b"".join(self._chunks)[-self._limit:]
-        return data.decode("utf-8", errors="replace")
+            fresh = max(0, self.total - since)
+        return data[-fresh:].decode("utf-8", errors="replace") if fresh else ""
 
 
 class Implementation:
@@ -101,9 +114,16 @@ class Implementation:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 start_new_session=True, env=env)
-        except OSError as exc:
-            raise ProtocolFailure(f"cannot start {self.command[0]!r}: {exc.strerror or exc}") from None
-        assert self.process.stdout and self.process.stderr
+        except (OSError, ValueError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise CannotStart(f"cannot start {self.command[0]!r}: {reason}") from None
+        assert self.process.stdin and self.process.stdout and self.process.stderr
+        # Requests are written without blocking, with the same deadline as replies: an
+        # implementation that never reads its input would otherwise block the runner forever.
+        self._in_fd = self.process.stdin.fileno()
+        os.set_blocking(self._in_fd, False)
+        self._writable = selectors.DefaultSelector()
+        self._writable.register(self._in_fd, selectors.EVENT_WRITE)
         # Replies are read in the calling thread (select with a deadline, then os.read): a
         # reader thread would cost a thread switch per reply. stderr has its own thread, so
         # that a flood never fills the pipe and blocks the implementation.
@@ -136,19 +156,27 @@ class Implementation:
         reply = self._receive(command)
         if self.on_message:
             self.on_message("reply", command, reply)
-        if reply.get("seq") != self._seq:
+        seq = reply.get("seq")
+        if type(seq) is not int or seq != self._seq:  # noqa: E721 - true is not 1
             raise ProtocolFailure(f"reply to {command!r} has seq {reply.get('seq')!r}; expected {self._seq}")
         return reply
 
     def _send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin
-        data = encode_request(message)
-        try:
-            self.process.stdin.write(data)
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise ProtocolFailure(f"cannot send {message['cmd']!r}: the implementation closed its input"
-                                  f"{self._exit_note()}") from None
+        data = memoryview(encode_request(message))
+        deadline = time.monotonic() + self.timeout
+        while data:
+            try:
+                data = data[os.write(self._in_fd, data):]
+                continue
+            except BlockingIOError:
+                pass
+            except (OSError, ValueError):
+                raise ProtocolFailure(f"cannot send {message['cmd']!r}: the implementation closed its input"
+                                      f"{self._exit_note()}") from None
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._writable.select(remaining):
+                raise Timeout(f"the implementation did not read the {message['cmd']!r} request within "
+                              f"{self.timeout:g} s (its input is full)")
 
     def _read_line(self, command: str) -> bytes:
         """The next complete line of output, waiting at most ``timeout`` seconds."""
@@ -184,6 +212,8 @@ class Implementation:
             reply = json.loads(item)
         except (ValueError, UnicodeDecodeError):
             raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(item)}") from None
+        except RecursionError:
+            raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(item)}") from None
         if not isinstance(reply, dict):
             raise ProtocolFailure(f"reply to {command!r} is not a JSON object: {_clip(item)}")
         return reply
@@ -233,12 +263,71 @@ class Implementation:
                 self.process.stdin.close()
         except OSError:
             pass
+        self._writable.close()
 
-    def stderr_tail(self, lines: int = 20) -> str:
-        """The last lines the implementation wrote on stderr."""
-        return "\n".join(self.stderr.text().splitlines()[-lines:])
+    def stderr_mark(self) -> int:
+        """A mark for ``stderr_tail``: the stderr written so far does not belong to what follows."""
+        return self.stderr.total
+
+    def stderr_tail(self, lines: int = 20, since: int = 0) -> str:
+        """The last lines the implementation wrote on stderr (after the mark ``since``), clipped."""
+        text = "\n".join(self.stderr.text(since).splitlines()[-lines:])
+        return text if len(text) <= STDERR_TAIL_BYTES else "..." + text[-STDERR_TAIL_BYTES:]
 
 
 def _clip(data: bytes, limit: int = 200) -> str:
     text = data.decode("utf-8", errors="replace").rstrip("\n")
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+# --- descendants that leave the process group ------------------------------------------
+
+def become_subreaper() -> bool:
+    """Make this process adopt its orphaned descendants (Linux), so that a helper that
+    calls setsid() and outlives its parent is still ours to kill; False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _children(parent: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[-1].split()  # after the command name, which may hold spaces
+        if len(fields) > 1 and fields[1] == str(parent):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_adopted(rounds: int = 20) -> int:
+    """Kill and reap every child of this process (after a run every implementation is gone,
+    so any child left is a descendant it adopted); returns how many were killed."""
+    if not Path("/proc/self/stat").exists():
+        return 0
+    killed = 0
+    for _ in range(rounds):
+        children = _children(os.getpid())
+        if not children:
+            break
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except (ProcessLookupError, PermissionError):
+                pass
+        for pid in children:  # their own children are adopted next round
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return killed

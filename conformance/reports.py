@@ -1,21 +1,31 @@
-"""What a verify run tells its reader: JSON and JUnit reports, the expected-failures list,
-the summary by rule section and the progress line."""
+"""What a verify run tells its reader: JSON and JUnit reports (written atomically), the
+expected-failures list, the root-cause groups, the honest counts and the progress line.
+
+The JSON report's shape is spec/schema/report.schema.json.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
-from conformance.runner import OUTCOMES, Result
+from conformance import diagnosis
+from conformance.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 
 SUITE_VERSION = 1  # protocol and transcript format version
 FAILING = frozenset({"fail", "error", "timeout"})  # outcomes an expected-failures list may excuse
+NOT_CHECKED = frozenset({"skipped", "not_declared"})
+# Exit codes of thousand verify (also in its --help and docs/verify.md, "Exit codes").
+EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_CANNOT_START, EXIT_NOTHING_CHECKED = 0, 1, 2, 3, 4, 5
+_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 class ExpectedFailuresError(Exception):
@@ -70,7 +80,37 @@ def write_expected_failures(path: Path, results: Sequence[Result]) -> None:
             lines.append(case_id)
         else:
             lines.extend(f"{case_id}@{r.profile}" for r in failing)
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    write_atomically(path, "\n".join(lines) + "\n")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write through a temporary file in the same folder, then rename: a reader (or a kill
+    -9) never meets a half-written file, and the previous file stays until the new is whole."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why a report could not be written at ``path`` (checked before the run), or None."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        return f"{path}: the folder {folder} does not exist (create it first)"
+    if path.is_dir():
+        return f"{path}: is a folder, not a file"
+    if not os.access(folder, os.W_OK):
+        return f"{path}: the folder {folder} is not writable"
+    return None
 
 
 @dataclass
@@ -80,10 +120,13 @@ class Verdict:
     unexpected: list[Result]
     unexpected_passes: list[Result]
     stale_entries: list[str]
+    nothing_checked: bool = False  # every selected pair was skipped or not declared
 
     @property
     def exit_code(self) -> int:
-        return 1 if self.unexpected or self.unexpected_passes or self.stale_entries else 0
+        if self.unexpected or self.unexpected_passes or self.stale_entries:
+            return EXIT_FAILED
+        return EXIT_NOTHING_CHECKED if self.nothing_checked else EXIT_PASSED
 
 
 def judge(results: Sequence[Result], expected: ExpectedFailures | None, known_ids: Iterable[str]) -> Verdict:
@@ -97,7 +140,8 @@ def judge(results: Sequence[Result], expected: ExpectedFailures | None, known_id
         elif result.outcome in FAILING or result.outcome == "case_bug":
             unexpected.append(result)
     stale = expected.stale(known_ids) if expected is not None else []
-    return Verdict(unexpected, passes, stale)
+    nothing = all(result.outcome in NOT_CHECKED for result in results)
+    return Verdict(unexpected, passes, stale, nothing)
 
 
 def counts(results: Sequence[Result]) -> dict[str, int]:
@@ -106,67 +150,116 @@ def counts(results: Sequence[Result]) -> dict[str, int]:
 
 
 def sections_summary(results: Iterable[Result]) -> dict[str, int]:
-    """Failing (case, profile) pairs per rule section of the knobs they exercise."""
+    """Failing (case, profile) pairs per rule section of the knobs that decide their first
+    failed check (from spec/diagnosis.yaml, not the case's own labels)."""
     tally: Counter[str] = Counter()
     for result in results:
-        for section in sorted({knob.split(".")[0] for knob in result.knobs}) or ["(no knobs)"]:
+        knobs = result.findings[0].knobs if result.findings else ()
+        for section in sorted({knob.split(".")[0] for knob in knobs}) or ["(no finding)"]:
             tally[section] += 1
     return dict(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
 
 
-def json_report(results: Sequence[Result], verdict: Verdict, profiles: Sequence[str],
-                start_reply: dict[str, Any] | None, command: Sequence[str], interrupted: bool,
-                internal_error: str | None = None) -> dict[str, Any]:
+def root_cause_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
+    """The unexpected results grouped by the signatures of their findings, largest first."""
+    return diagnosis.groups(
+        (f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings], diagnosis.outcome_signature(r.outcome, r.message),
+         r.message) for r in results)
+
+
+def not_declared(results: Sequence[Result]) -> dict[str, Any]:
+    """The pairs whose profile the implementation does not declare: one line, not skips."""
+    profiles = sorted({r.profile for r in results if r.outcome == "not_declared"})
+    return {"pairs": sum(r.outcome == "not_declared" for r in results), "profiles": profiles}
+
+
+def skipped_by_reason(results: Sequence[Result]) -> dict[str, int]:
+    """Skips the implementation asked for, by its reason (the most frequent first)."""
+    tally = Counter(r.message for r in results if r.outcome == "skipped")
+    return dict(tally.most_common())
+
+
+@dataclass
+class RunInfo:
+    """How the run went, beyond its results."""
+
+    command: Sequence[str]
+    profiles: Sequence[str] = ()
+    start_reply: dict[str, Any] | None = None
+    interrupted: str | None = None  # the signal's name (SIGINT, SIGTERM, SIGHUP)
+    internal_error: str | None = None
+    start_failure: str | None = None
+    exit_code: int = 0
+
+
+def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> dict[str, Any]:
+    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items()}
     return {
         "suite_version": SUITE_VERSION,
-        "command": list(command),
-        "profiles": sorted({r.profile for r in results}) if not profiles else list(profiles),
-        "implementation": (start_reply or {}).get("implementation"),
-        "implementation_profiles": (start_reply or {}).get("profiles"),
-        "interrupted": interrupted,
-        "internal_error": internal_error,
+        "command": list(info.command),
+        "profiles": sorted({r.profile for r in results}) if not info.profiles else list(info.profiles),
+        "implementation": start.get("implementation"),
+        "implementation_profiles": start.get("profiles"),
+        "unsupported": start.get("unsupported"),
+        "interrupted": info.interrupted is not None,
+        "signal": info.interrupted,
+        "internal_error": info.internal_error,
+        "start_failure": info.start_failure,
+        "exit_code": info.exit_code,
         "counts": counts(results),
+        "partially_checked": sum(r.partial and r.outcome == "pass" for r in results),
+        "not_declared": not_declared(results),
+        "skipped_by_reason": skipped_by_reason(results),
         "expected_failures": sum(r.expected_failure for r in results),
         "unexpected": len(verdict.unexpected),
         "unexpected_passes": [f"{r.case_id}@{r.profile}" for r in verdict.unexpected_passes],
         "stale_expected_failures": verdict.stale_entries,
         "failing_by_section": sections_summary(verdict.unexpected),
+        "groups": root_cause_groups(verdict.unexpected),
+        "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
         "cases": [r.to_json() for r in results],
     }
 
 
 def write_json(path: Path, report: dict[str, Any]) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8")
-    os.replace(temporary, path)  # a half-written report is never left behind
+    write_atomically(path, json.dumps(report, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def write_junit(path: Path, results: Sequence[Result]) -> None:
+def _xml(text: str) -> str:
+    """Text XML 1.0 can hold: an implementation may write control characters."""
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def write_junit(path: Path, results: Sequence[Result], interrupted: str | None = None) -> None:
     tally = counts(results)
     suite = ET.Element("testsuite", {
         "name": "thousand-conformance", "tests": str(len(results)),
         "failures": str(tally["fail"]), "errors": str(tally["error"] + tally["timeout"] + tally["case_bug"]),
-        "skipped": str(tally["skipped"]), "time": f"{sum(r.seconds for r in results):.3f}",
+        "skipped": str(tally["skipped"] + tally["not_declared"]), "time": f"{sum(r.seconds for r in results):.3f}",
     })
+    if interrupted:
+        properties = ET.SubElement(suite, "properties")
+        properties.append(ET.Element("property", {"name": "interrupted", "value": interrupted}))
     for result in results:
         case = ET.SubElement(suite, "testcase", {
-            "classname": result.profile or "(none)", "name": result.case_id, "time": f"{result.seconds:.4f}"})
-        body = describe(result)
+            "classname": _xml(result.profile or "(none)"), "name": _xml(result.case_id), "time": f"{result.seconds:.4f}"})
+        body, message = _xml(describe(result)), _xml(result.message)
         if result.outcome == "fail":
-            ET.SubElement(case, "failure", {"message": result.message, "type": "fail"}).text = body
+            ET.SubElement(case, "failure", {"message": message, "type": "fail"}).text = body
         elif result.outcome in ("error", "timeout", "case_bug"):
-            ET.SubElement(case, "error", {"message": result.message, "type": result.outcome}).text = body
-        elif result.outcome == "skipped":
-            ET.SubElement(case, "skipped", {"message": result.message})
+            ET.SubElement(case, "error", {"message": message, "type": result.outcome}).text = body
+        elif result.outcome in NOT_CHECKED:
+            ET.SubElement(case, "skipped", {"message": message})
         if result.expected_failure:
             ET.SubElement(case, "properties").append(ET.Element("property", {"name": "expected_failure", "value": "true"}))
-    ET.ElementTree(suite).write(path, encoding="utf-8", xml_declaration=True)
+    text = ET.tostring(suite, encoding="unicode")
+    write_atomically(path, "<?xml version='1.0' encoding='utf-8'?>\n" + text + "\n")
 
 
 def describe(result: Result) -> str:
     """A failure as a reader needs it: where, expected versus actual, knobs, state, stderr."""
     lines = [f"{result.outcome.upper()} {result.case_id} [{result.profile}]" + (f" - {result.title}" if result.title else ""),
-             f"  {result.message}"]
+             f"  {result.summary_line()}"]
     details = result.details
     if "deal" in details:
         where = f"  at deal {details['deal']}"
@@ -178,14 +271,35 @@ def describe(result: Result) -> str:
     if "expected" in details or "actual" in details:
         lines.append(f"  expected: {_json(details.get('expected'))}")
         lines.append(f"  actual:   {_json(details.get('actual'))}")
+    if result.findings:
+        lines.append(f"  signature: {result.findings[0].signature}")
+        if result.findings[0].knobs:
+            lines.append(f"  decided by: {_knob_list(result.findings[0].knobs)}")
     if result.knobs:
-        lines.append(f"  knobs: {', '.join(result.knobs)}")
+        lines.append(f"  case knobs: {', '.join(result.knobs)}")
     if details.get("state_before") is not None:
         lines.append(f"  state before: {_json(details['state_before'])}")
     if result.stderr_tail:
         tail = "\n".join("    " + line for line in result.stderr_tail.splitlines()[-10:])
         lines.append("  implementation stderr (tail):\n" + tail)
     return "\n".join(lines)
+
+
+def _knob_list(knobs: Sequence[str], shown: int = 6) -> str:
+    return ", ".join(knobs[:shown]) + (f", ... ({len(knobs)} knobs)" if len(knobs) > shown else "")
+
+
+def print_groups(groups: Sequence[dict[str, Any]], failing: int, stream: TextIO, shown: int = 15) -> None:
+    """The root causes after the summary, largest first (pytest's short summary, by cause)."""
+    if not groups:
+        return
+    print(f"root causes of {failing} unexpected result{'s' if failing != 1 else ''} (largest first):", file=stream)
+    for group in groups[:shown]:
+        knobs = f"  [{_knob_list(group['knobs'], 4)}]" if group["knobs"] else ""
+        print(f"  {group['count']:4d}  {group['signature']}{knobs}", file=stream)
+        print(f"        e.g. {group['example'][:200]}", file=stream)
+    if len(groups) > shown:
+        print(f"  ... {len(groups) - shown} more groups in the JSON report", file=stream)
 
 
 def _json(value: Any) -> str:

@@ -5,36 +5,50 @@ Each (case, profile) pair gets one outcome, kept apart as toml-test does:
 - ``pass``; ``fail``: a wrong answer (legal set, refusal, event, state field, player to act);
 - ``error``: crash, bad JSON, a reply that breaks the protocol, wrong seq, closed output, an
   ``errored`` reply; ``timeout``: no reply in time;
-- ``skipped``: the implementation does not play the profile, or replied ``skipped``;
+- ``skipped``: the implementation replied ``skipped`` (it declines a rule);
+- ``not_declared``: the implementation's ``start`` reply does not list the profile;
 - ``case_bug``: the transcript itself is wrong (or its profile cannot be resolved).
 
+After a wrong answer the case goes on as long as the implementation accepts the
+transcript's actions, so one case reports every mismatch it meets (``--first-mismatch``
+stops at the first); each mismatch carries a signature and knobs (conformance.diagnosis).
 The runner never sends an expected value: it sends actions and asks for legal sets and state.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import json
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
-from conformance import schemas
+from conformance import diagnosis, schemas
+from conformance.diagnosis import Finding
 from conformance.process import Implementation, Preencoded, ProtocolFailure
 from conformance.transcripts import CaseBug, Transcript, refusal_class
 
-OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "case_bug")
-REFERENCE_COMMAND = (sys.executable, "-m", "reference_impl.server")
+OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "not_declared", "case_bug")
+# -I: isolated mode, so that a reference_impl/ folder in the current directory (or
+# PYTHONPATH) cannot stand in for the installed reference.
+REFERENCE_COMMAND = (sys.executable, "-I", "-m", "reference_impl.server")
+VALUE_LIMIT = 64 * 1024  # bytes of JSON kept of any one value that came from the implementation
+STORED_LIMIT = 32 * 1024 * 1024  # bytes of such values kept over a whole run; later ones are dropped
+MESSAGE_LIMIT = 2000  # characters of a result's one-line message
+DEPTH_LIMIT = 100  # nesting kept of a value that came from the implementation
+FINDINGS_KEPT = 50  # mismatches of one case kept in the report (the rest are counted)
 TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP = 5  # per worker
 START_FAILURES_BEFORE_GIVING_UP = 3
+START_GRACE = 5.0  # seconds the first reply (to start) may take at least: interpreters and JVMs load slowly
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
     "barrel": [{"on": False, "attempts": 0, "failed_visits": 0} for _ in range(3)],
 }
 # The field each ordinary reply must carry, checked even without --validate-messages.
 _REPLY_FIELD: dict[str, tuple[str, type | tuple[type, ...]]] = {
-    "start": ("profiles", (str, list)), "match": ("ok", bool), "deal": ("ok", bool),
+    "start": ("version", int), "match": ("ok", bool), "deal": ("ok", bool),
     "legal": ("actions", list), "apply": ("ok", bool), "state": ("state", dict), "stop": ("ok", bool),
 }
 
@@ -53,6 +67,9 @@ class Result:
     stderr_tail: str = ""
     seconds: float = 0.0
     expected_failure: bool = False  # set by the expected-failures list
+    findings: list[Finding] = field(default_factory=list)  # every mismatch met, in order
+    more_findings: int = 0  # mismatches met beyond FINDINGS_KEPT
+    unchecked: tuple[str, ...] = ()  # what the implementation declared unsupported and met here
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -67,24 +84,101 @@ class Result:
             data["stderr_tail"] = self.stderr_tail
         if self.expected_failure:
             data["expected_failure"] = True
+        if self.findings:
+            data["mismatches"] = [f.to_json() for f in self.findings]
+            if self.more_findings:
+                data["more_mismatches"] = self.more_findings
+        if self.unchecked:
+            data["unchecked"] = list(self.unchecked)
         return data
 
+    @property
+    def partial(self) -> bool:
+        return bool(self.unchecked)
 
-class Mismatch(Exception):
-    """A wrong answer: what was checked, what was expected, what came."""
+    def summary_line(self) -> str:
+        """The terminal's view: the first mismatch and how many more."""
+        extra = len(self.findings) - 1 + self.more_findings
+        return self.message + (f" (and {extra} more mismatch{'es' if extra > 1 else ''})" if extra > 0 else "")
 
-    def __init__(self, check: str, expected: Any, actual: Any, message: str) -> None:
-        super().__init__(message)
-        self.check, self.expected, self.actual = check, expected, actual
-        self.details: dict[str, Any] = {}
+
+class Mismatches(Exception):
+    """The wrong answers of one case (at least one), in the order they were met."""
+
+    def __init__(self, findings: list[Finding], state_before: Any = None) -> None:
+        super().__init__(findings[0].message)
+        self.findings = findings
+        self.state_before = state_before
+
+
+class EndOfCase(Exception):
+    """The transcript cannot go on: the implementation refused one of its actions, accepted
+    what it must refuse, or the case needs an action the implementation does not support."""
 
 
 class SkippedByImplementation(Exception):
     pass
 
 
+class NotDeclared(Exception):
+    pass
+
+
 class CaseBugError(Exception):
     pass
+
+
+# --- values that came from the implementation are clipped -------------------------------
+
+def _too_deep(value: Any, limit: int = DEPTH_LIMIT) -> bool:
+    stack = [(value, 0)]
+    seen = 0
+    while stack:
+        item, depth = stack.pop()
+        seen += 1
+        if depth > limit or seen > 1_000_000:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
+
+
+def clip_value(value: Any, limit: int = VALUE_LIMIT) -> tuple[Any, int]:
+    """The value, or a short string standing for it when it is too big or too deep; and its
+    size in bytes of JSON (what it costs the report)."""
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value, 8
+    if _too_deep(value):
+        return f"<clipped: nested more than {DEPTH_LIMIT} deep>", 48
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError, OverflowError):
+        return "<clipped: not representable as JSON>", 40
+    if len(text) <= limit:
+        return value, len(text)
+    return f"<clipped: {len(text)} characters> {text[:512]}...", 600
+
+
+def clip_text(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+class Budget:
+    """What a run may still store of the implementation's values (thread-safe)."""
+
+    def __init__(self, total: int = STORED_LIMIT) -> None:
+        self.left = total
+        self._lock = threading.Lock()
+
+    def keep(self, value: Any) -> Any:
+        clipped, size = clip_value(value)
+        with self._lock:
+            if size > self.left:
+                return f"<dropped: the run stored {STORED_LIMIT} bytes of implementation values already>"
+            self.left -= size
+        return clipped
 
 
 # --- comparison -----------------------------------------------------------------------
@@ -152,6 +246,47 @@ class Settings:
     timeout: float = 10.0
     validate_messages: bool = False
     document: Callable[[str], dict[str, Any]] | None = None  # profile -> resolved document
+    first_mismatch: bool = False  # end a case at its first mismatch (faster kill matrix)
+    budget: Budget = field(default_factory=Budget)
+
+
+@dataclass(frozen=True)
+class Unsupported:
+    """What an implementation's ``start`` reply says it does not support (all optional)."""
+
+    actions: frozenset[str] = frozenset()  # action words: first word (give_up) or suffix (marriage)
+    state_fields: frozenset[str] = frozenset()
+    events: frozenset[str] = frozenset()
+
+    KEYS = ("actions", "state_fields", "events")
+
+    @classmethod
+    def read(cls, value: Any) -> Unsupported:
+        """From the reply's ``unsupported`` field; a wrong shape is a start error."""
+        if value is None:
+            return cls()
+        if not isinstance(value, dict) or set(value) - set(cls.KEYS) or not all(
+                isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()):
+            raise ProtocolFailure("start: 'unsupported' must be an object with lists of strings under "
+                                  f"{', '.join(cls.KEYS)}; got {_short(value)}")
+        return cls(*(frozenset(value.get(key, [])) for key in cls.KEYS))
+
+    def action(self, action: str) -> str | None:
+        """The unsupported word of an action, if any."""
+        words = action.split()
+        for word in (words[0], words[-1]) if words else ():
+            if word in self.actions:
+                return word
+        return None
+
+
+def _check_start(reply: dict[str, Any]) -> Unsupported:
+    if reply.get("version") != 1 or isinstance(reply.get("version"), bool):
+        raise ProtocolFailure(f"start: the implementation speaks version {_short(reply.get('version'))}; expected 1")
+    profiles = reply.get("profiles")
+    if not (profiles == "any" or (isinstance(profiles, list) and all(isinstance(p, str) for p in profiles))):
+        raise ProtocolFailure(f"start: 'profiles' must be \"any\" or a list of profile names; got {_short(profiles)}")
+    return Unsupported.read(reply.get("unsupported"))
 
 
 class Worker:
@@ -161,9 +296,11 @@ class Worker:
         self.settings = settings
         self.impl: Implementation | None = None
         self.start_reply: dict[str, Any] | None = None
+        self.unsupported = Unsupported()
         self.start_failures = 0
+        self.ever_started = False
         self.timeouts_in_a_row = 0
-        self.documents: dict[str, Preencoded] = {}  # serialized once per profile
+        self.documents: dict[str, Preencoded | None] = {}  # serialized once per profile
         self._lock = threading.Lock()
 
     # --- process ---
@@ -178,14 +315,16 @@ class Worker:
         with self._lock:
             self.impl = impl
         try:
+            impl.timeout = max(self.settings.timeout, START_GRACE)
             reply = self._ask("start", version=1)
-            if reply.get("version") != 1:
-                raise ProtocolFailure(f"start: the implementation speaks version {reply.get('version')!r}; expected 1")
+            impl.timeout = self.settings.timeout
+            self.unsupported = _check_start(reply)
         except (ProtocolFailure, SkippedByImplementation) as exc:
             self.start_failures += 1
             kind = type(exc) if isinstance(exc, ProtocolFailure) else ProtocolFailure
             raise kind(f"start failed: {exc}") from None
         self.start_failures = 0
+        self.ever_started = True
         self.start_reply = reply
         return impl
 
@@ -214,16 +353,17 @@ class Worker:
 
     def _ask(self, command: str, **fields: Any) -> dict[str, Any]:
         impl = self.impl
-        assert impl is not None
+        if impl is None:  # killed by an interruption from another thread
+            raise ProtocolFailure(f"the implementation was stopped before {command!r}")
         reply = impl.request(command, **fields)
         if "skipped" in reply:
             reason = reply["skipped"].get("reason", "") if isinstance(reply["skipped"], dict) else reply["skipped"]
-            raise SkippedByImplementation(f"{command}: {reason}")
+            raise SkippedByImplementation(f"{command}: {clip_text(str(reason), 200)}")
         if "errored" in reply:
             message = reply["errored"].get("message", "") if isinstance(reply["errored"], dict) else reply["errored"]
-            raise ProtocolFailure(f"the implementation reported an error on {command!r}: {message}")
+            raise ProtocolFailure(f"the implementation reported an error on {command!r}: {clip_text(str(message), 500)}")
         key, kind = _REPLY_FIELD[command]
-        if not isinstance(reply.get(key), kind):
+        if not isinstance(reply.get(key), kind) or (kind is int and isinstance(reply.get(key), bool)):
             raise ProtocolFailure(f"reply to {command!r} lacks {key!r} of the right type: {_short(reply)}")
         return reply
 
@@ -239,74 +379,142 @@ class Worker:
             result.outcome = "timeout"
             result.message = (f"not run: the implementation timed out on {self.timeouts_in_a_row} cases in a row")
             return result
+        mark = self.impl.stderr_mark() if self.impl is not None else 0
         try:
             self._ensure_started()
-            CaseRun(self, case, profile).play()
+            run = CaseRun(self, case, profile)
+            try:
+                run.play()
+            finally:
+                result.unchecked = tuple(sorted(run.unchecked))
         except SkippedByImplementation as exc:
             result.outcome, result.message = "skipped", str(exc)
+        except NotDeclared as exc:
+            result.outcome, result.message = "not_declared", str(exc)
         except CaseBugError as exc:
             result.outcome, result.message = "case_bug", str(exc)
-        except Mismatch as exc:
-            result.outcome, result.message = "fail", str(exc)
-            result.details = dict(exc.details)
-            result.details.update({"check": exc.check, "expected": exc.expected, "actual": exc.actual})
-            result.stderr_tail = self._stderr_tail()
+        except Mismatches as exc:
+            self._failed(result, exc, mark)
         except ProtocolFailure as exc:
-            result.outcome, result.message = exc.outcome, str(exc)
-            result.details = dict(exc.details)
-            result.stderr_tail = self._stderr_tail()
+            found: list[Finding] = list(getattr(exc, "findings", []))
+            if found:  # the first problem met decides the outcome; the breakdown is one more finding
+                found.append(Finding(exc.outcome, diagnosis.outcome_signature(exc.outcome, str(exc)), (), str(exc),
+                                     None, None, {k: v for k, v in exc.details.items() if k in ("deal", "step", "action")}))
+                self._failed(result, Mismatches(found), mark)
+            else:
+                result.outcome, result.message = exc.outcome, str(exc)
+                result.details = dict(exc.details)
+                result.stderr_tail = self._stderr_tail(mark)
             self.discard()  # the stream cannot be trusted any more: restart for the next case
+        except Exception as exc:  # a hostile value (deep nesting, a huge number) or a runner bug: this case only
+            result.outcome = "error"
+            result.message = f"the runner could not check this case: {type(exc).__name__}: {_short(str(exc), 200)}"
+            result.stderr_tail = self._stderr_tail(mark)
+            self.discard()
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if result.outcome == "timeout" else 0
         result.seconds = time.monotonic() - started
+        return self._clipped(result)
+
+    def _failed(self, result: Result, exc: Mismatches, mark: int) -> None:
+        first = exc.findings[0]
+        result.outcome, result.message = "fail", first.message
+        result.findings = exc.findings[:FINDINGS_KEPT]
+        result.more_findings = max(0, len(exc.findings) - FINDINGS_KEPT)
+        result.details = {**dict(first.where), "check": first.check, "expected": first.expected, "actual": first.actual,
+                          "signature": first.signature, "decided_by": list(first.knobs)}
+        if first.check == "legal" and isinstance(first.expected, list) and isinstance(first.actual, list):
+            result.details["missing"] = sorted(set(first.expected) - set(first.actual))
+            result.details["unexpected"] = sorted(set(first.actual) - set(first.expected))
+        result.details["state_before"] = exc.state_before
+        result.stderr_tail = self._stderr_tail(mark)
+
+    def _clipped(self, result: Result) -> Result:
+        """Everything in the result that came from the implementation, within the limits."""
+        keep = self.settings.budget.keep
+        result.message = clip_text(result.message)
+        result.details = {key: keep(value) for key, value in result.details.items()}
+        result.findings = [Finding(f.check, f.signature, f.knobs, clip_text(f.message), keep(f.expected), keep(f.actual),
+                                   dict(f.where)) for f in result.findings]
         return result
 
-    def _stderr_tail(self) -> str:
+    def _stderr_tail(self, since: int) -> str:
         impl = self.impl
-        return impl.stderr_tail() if impl is not None else ""
+        return impl.stderr_tail(since=since) if impl is not None else ""
 
 
 class CaseRun:
-    """The requests of one case under one profile, and the checks on their replies."""
+    """The requests of one case under one profile, and the checks on their replies.
+
+    A wrong answer is recorded as a Finding and the case goes on; only a refused transcript
+    action (or an accepted one the transcript refuses, or a changed state after a refusal)
+    ends it, since the implementation's game no longer follows the transcript.
+    """
 
     def __init__(self, worker: Worker, case: Transcript, profile: str) -> None:
         self.worker, self.case, self.profile = worker, case, profile
+        self.unsupported = worker.unsupported
         self.position: dict[str, Any] = {}
         self.known_state: dict[str, Any] | None = None  # the state now, when already asked
+        self.findings: list[Finding] = []
+        self.first_state: dict[str, Any] | None = None  # the state before the first mismatch, when known
+        self.unchecked: set[str] = set()
 
     def play(self) -> None:
         self._start_match()
-        for number, deal in enumerate(self.case.deals, start=1):
-            self.position = {"deal": number}
-            try:
+        try:
+            for number, deal in enumerate(self.case.deals, start=1):
+                self.position = {"deal": number}
                 self._play_deal(deal, number)
-            except (Mismatch, ProtocolFailure) as exc:
-                exc.details = {**self.position, **exc.details}
-                if isinstance(exc, Mismatch) and "state_before" not in exc.details:
-                    exc.details["state_before"] = self._state_before_failure()
-                raise
+        except EndOfCase:
+            pass
+        except ProtocolFailure as exc:
+            exc.details = {**self.position, **exc.details}
+            exc.findings = self.findings  # type: ignore[attr-defined]
+            raise
+        if self.findings:
+            before = self.first_state if self.first_state is not None else self._state_before_failure()
+            raise Mismatches(self.findings, before)
+
+    # --- recording ---
+
+    def _record(self, check: str, signature: str, knobs: tuple[str, ...], message: str, expected: Any, actual: Any,
+                before: dict[str, Any] | None = None, ends: bool = False) -> None:
+        if not self.findings:
+            self.first_state = before
+        self.findings.append(Finding(check, signature, knobs, message, expected, actual, dict(self.position)))
+        if ends or self.worker.settings.first_mismatch:
+            raise EndOfCase
+
+    # --- requests ---
 
     def _start_match(self) -> None:
         worker = self.worker
         assert worker.start_reply is not None
         offered = worker.start_reply["profiles"]
+        if offered != "any" and self.profile not in offered:
+            raise NotDeclared(f"the implementation does not declare profile {self.profile!r}")
         fields: dict[str, Any] = {"profile": self.profile, "state": self._match_state()}
-        if offered == "any":
-            fields["document"] = self._document()
-        elif self.profile not in offered:
-            raise SkippedByImplementation(f"the implementation does not play profile {self.profile!r}")
+        document = self._document(required=offered == "any")
+        if document is not None:
+            fields["document"] = document
         worker._ask("match", **fields)
         self.known_state = None
 
-    def _document(self) -> Preencoded:
+    def _document(self, required: bool) -> Preencoded | None:
+        """The resolved profile, sent to every implementation; only one that plays "any" needs it."""
         documents = self.worker.documents
         if self.profile not in documents:
-            if self.worker.settings.document is None:
-                raise CaseBugError("no profile resolver is available to send the profile document")
+            resolver = self.worker.settings.document
             try:
-                documents[self.profile] = Preencoded(self.worker.settings.document(self.profile))
+                documents[self.profile] = Preencoded(resolver(self.profile)) if resolver else None
             except Exception as exc:  # any resolver error means the case names a bad profile
-                raise CaseBugError(f"profile {self.profile!r} cannot be resolved: {exc}") from None
-        return documents[self.profile]
+                if required:
+                    raise CaseBugError(f"profile {self.profile!r} cannot be resolved: {exc}") from None
+                documents[self.profile] = None
+        document = documents[self.profile]
+        if document is None and required:
+            raise CaseBugError("no profile resolver is available to send the profile document")
+        return document
 
     def _match_state(self) -> dict[str, Any]:
         state = {key: value for key, value in DEFAULT_MATCH_STATE.items()}
@@ -324,7 +532,7 @@ class CaseRun:
             self._play_step(step)
         if deal.get("expect"):
             self.position = {"deal": number, "step": "end of deal"}
-            self._check_state(deal["expect"])
+            self._check_state(deal["expect"], "deal_over")
 
     def _state(self) -> dict[str, Any]:
         if self.known_state is None:
@@ -332,86 +540,120 @@ class CaseRun:
         return self.known_state
 
     def _play_step(self, step: dict[str, Any]) -> None:
+        action = step["action"]
+        word = self.unsupported.action(action)
+        if word is not None:
+            self.unchecked.add(f"action {word}")
+            if "refused" in step:
+                return  # a refusal changes nothing: the case goes on without it
+            raise EndOfCase  # the rest of the case needs that action
         before: dict[str, Any] | None = None
         if "player" in step or "refused" in step:
             before = self._state()
             if "player" in step and not same(step["player"], before.get("to_act")):
-                raise self._mismatch("player", step["player"], before.get("to_act"),
-                                     f"expected player {step['player']} to act; the implementation has {before.get('to_act')!r}", before)
+                phase = str(before.get("phase"))
+                self._record("player", f"to_act[{phase}]", diagnosis.knobs_for("to_act", phase),
+                             f"expected player {step['player']} to act; the implementation has {_short(before.get('to_act'))}",
+                             step["player"], before.get("to_act"), before)
         if "legal" in step:
-            actions = self.worker._ask("legal")["actions"]
-            if not all(isinstance(a, str) for a in actions) or set(actions) != set(step["legal"]):
-                raise self._legal_mismatch(step["legal"], actions, before)
-        reply = self.worker._ask("apply", action=step["action"])
+            before = self._check_legal(step, before)
+        phase = diagnosis.action_phase(action)
+        reply = self.worker._ask("apply", action=action)
         if "refused" in step:
-            self._check_refusal(step, reply, before)
+            self._check_refusal(step, reply, before, phase)
             return
         self.known_state = None
         if not reply["ok"]:
-            raise self._mismatch("accepted", "accepted", reply.get("refusal"),
-                                 f"{step['action']!r} was refused: {_refusal_text(reply.get('refusal'))}", before)
-        self._check_events(step.get("events"), reply.get("events"), "action", before)
+            reason = diagnosis.refusal_label(reply.get("refusal"))
+            self._record("accepted", f"refused[{phase}]: the transcript's {action.split()[0]} ({reason})",
+                         diagnosis.knobs_for("refusal", reason), f"{action!r} was refused: {_refusal_text(reply.get('refusal'))}",
+                         "accepted", reply.get("refusal"), before, ends=True)
+        self._check_events(step.get("events"), reply.get("events"), phase, before)
         if step.get("expect"):
-            self._check_state(step["expect"], before)
+            self._check_state(step["expect"], phase, before)
 
-    def _check_refusal(self, step: dict[str, Any], reply: dict[str, Any], before: dict[str, Any] | None) -> None:
+    def _check_legal(self, step: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any] | None:
+        actions = self.worker._ask("legal")["actions"]
+        wanted = {a for a in step["legal"] if self.unsupported.action(a) is None}
+        got = {a for a in actions if isinstance(a, str) and self.unsupported.action(a) is None}
+        if len(wanted) < len(step["legal"]):
+            self.unchecked.add("legal actions " + ", ".join(sorted(
+                {w for a in step["legal"] if (w := self.unsupported.action(a))})))
+        strange = [a for a in actions if not isinstance(a, str)]
+        if wanted == got and not strange:
+            return before
+        before = before if before is not None else self._state()  # the phase, trick and hand explain it
+        phase = str(before.get("phase")) if isinstance(before, dict) else diagnosis.action_phase(step["action"])
+        signature, knobs = diagnosis.legal_finding(phase, sorted(wanted), sorted(got), before)
+        if strange:
+            signature += "; actions that are not strings"
+        missing, unexpected = sorted(wanted - got), sorted(got - wanted)
+        self._record("legal", signature, knobs,
+                     f"legal actions differ: missing {_short(missing)}, unexpected {_short(unexpected)}",
+                     sorted(wanted), sorted(got) + [_short(a) for a in strange], before)
+        return before
+
+    def _check_refusal(self, step: dict[str, Any], reply: dict[str, Any], before: dict[str, Any] | None,
+                       phase: str) -> None:
         reason = step["refused"]
         wanted = {"class": refusal_class(reason), "reason": reason}
+        knobs = diagnosis.knobs_for("refusal", reason)
         if reply["ok"]:
             self.known_state = None
-            raise self._mismatch("refusal", wanted, {"accepted": True, "events": reply.get("events")},
-                                 f"{step['action']!r} must be refused ({reason}); it was accepted", before)
+            self._record("refusal", f"refusal[{phase}]: expected {reason}, accepted", knobs,
+                         f"{step['action']!r} must be refused ({reason}); it was accepted",
+                         wanted, {"accepted": True, "events": reply.get("events")}, before, ends=True)
         refusal = reply.get("refusal")
         if not isinstance(refusal, dict) or not same(wanted, refusal):
-            raise self._mismatch("refusal", wanted, refusal,
-                                 f"{step['action']!r} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}", before)
+            self._record("refusal", f"refusal[{phase}]: expected {reason}, got {diagnosis.refusal_label(refusal)}", knobs,
+                         f"{step['action']!r} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",
+                         wanted, refusal, before)
         self.known_state = None
         after = self._state()
-        if before is not None and not equal(before, after):
-            changed = sorted(k for k in set(before) | set(after) if not equal(before.get(k), after.get(k)))
-            raise self._mismatch("unchanged", {k: before.get(k) for k in changed}, {k: after.get(k) for k in changed},
-                                 f"the refused {step['action']!r} changed the state: {', '.join(changed)}", before)
+        if before is not None and not equal(self._visible(before), self._visible(after)):
+            changed = sorted(k for k in set(before) | set(after)
+                             if k not in self.unsupported.state_fields and not equal(before.get(k), after.get(k)))
+            self._record("unchanged", f"unchanged[{phase}]: a refusal changed " + ", ".join(changed[:5]),
+                         diagnosis.knobs_for("unchanged"), f"the refused {step['action']!r} changed the state: {', '.join(changed)}",
+                         {k: before.get(k) for k in changed}, {k: after.get(k) for k in changed}, before, ends=True)
 
-    def _check_events(self, expected: list[dict[str, Any]] | None, actual: Any, where: str,
+    def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in state.items() if k not in self.unsupported.state_fields}
+
+    def _check_events(self, expected: list[dict[str, Any]] | None, actual: Any, phase: str,
                       before: dict[str, Any] | None = None) -> None:
         if not expected:
             return
+        wanted = [e for e in expected if e.get("type") not in self.unsupported.events]
+        if len(wanted) < len(expected):
+            self.unchecked.update(f"event {e.get('type')}" for e in expected if e.get("type") in self.unsupported.events)
         actual = actual if isinstance(actual, list) else []
-        missing = unmatched_event(expected, actual)
+        missing = unmatched_event(wanted, actual)
         if missing is not None:
-            raise self._mismatch("events", expected, actual,
-                                 f"expected event {_short(expected[missing])} (in order) not among the {where}'s events", before)
+            label = diagnosis.event_label(wanted[missing])
+            self._record("events", f"event[{phase}] missing {label}",
+                         diagnosis.knobs_for("event", str(wanted[missing].get("type"))),
+                         f"expected event {_short(wanted[missing])} (in order) not among the {phase} events",
+                         wanted, actual, before)
 
-    def _check_state(self, expected: dict[str, Any], before: dict[str, Any] | None = None) -> None:
+    def _check_state(self, expected: dict[str, Any], phase: str, before: dict[str, Any] | None = None) -> None:
+        skipped = [key for key in expected if key in self.unsupported.state_fields]
+        self.unchecked.update(f"state {key}" for key in skipped)
         actual = self._state()
-        differences = state_differences(expected, actual)
-        if differences:
-            names = ", ".join(differences)
-            raise self._mismatch("state", {k: v["expected"] for k, v in differences.items()},
-                                 {k: v["actual"] for k, v in differences.items()}, f"state differs in {names}", before)
-
-    def _legal_mismatch(self, expected: list[str], actual: list[Any], before: dict[str, Any] | None) -> Mismatch:
-        wanted, got = set(expected), {a for a in actual if isinstance(a, str)}
-        detail = {"missing": sorted(wanted - got), "unexpected": sorted(got - wanted)}
-        error = self._mismatch("legal", sorted(wanted), sorted(got),
-                               f"legal actions differ: missing {detail['missing']}, unexpected {detail['unexpected']}", before)
-        error.details.update(detail)
-        return error
-
-    def _mismatch(self, check: str, expected: Any, actual: Any, message: str, before: dict[str, Any] | None = None) -> Mismatch:
-        error = Mismatch(check, expected, actual, message)
-        if before is not None:
-            error.details["state_before"] = before
-        return error
+        differences = state_differences({k: v for k, v in expected.items() if k not in skipped}, actual)
+        for name, difference in differences.items():
+            self._record("state", f"state.{name}", diagnosis.knobs_for("state", name),
+                         f"state differs in {name}", {name: difference["expected"]}, {name: difference["actual"]}, before)
 
     def _state_before_failure(self) -> dict[str, Any] | None:
-        """The state before the failing step, found by replaying the case up to it.
+        """The state before the first failing step, found by replaying the case up to it.
 
         Asking for the state before every step would double the requests of every passing
         case; a failure is rare, so it pays for a replay instead.
         """
-        deal_number, step_number = self.position.get("deal"), self.position.get("step")
-        if not isinstance(step_number, int) or not isinstance(deal_number, int):
+        where = self.findings[0].where
+        deal_number, step_number = where.get("deal"), where.get("step")
+        if not isinstance(step_number, int) or not isinstance(deal_number, int) or self.worker.impl is None:
             return None
         try:
             self._start_match()
@@ -425,7 +667,7 @@ class CaseRun:
         except ProtocolFailure:
             self.worker.discard()  # the diagnosis broke the stream; the next case restarts
             return None
-        except (SkippedByImplementation, CaseBugError):
+        except (SkippedByImplementation, CaseBugError, NotDeclared):
             return None
 
 
@@ -474,20 +716,25 @@ class RunState:
     start_reply: dict[str, Any] | None = None
     interrupted: bool = False
     message_problems: list[str] = field(default_factory=list)
+    start_failure: str | None = None  # the implementation never started: the run stopped at once
 
 
 def run_jobs(jobs: Sequence[Job], settings: Settings, jobs_count: int = 1, state: RunState | None = None,
              progress: Callable[[Result], None] | None = None) -> RunState:
     """Run every job on ``jobs_count`` implementation processes; returns the results.
 
-    A KeyboardInterrupt stops the workers, kills the implementations and propagates, with
-    ``state`` holding the results of the finished cases.
+    Every job gets exactly one result. When the implementation cannot start at all (its first
+    start fails), the run stops at once: ``state.start_failure`` says why and the jobs left
+    are reported as not run. A KeyboardInterrupt (or a subclass, for other signals) stops the
+    workers, kills the implementations and propagates, with ``state`` holding the results of
+    the finished cases.
     """
     state = state or RunState()
     pending = list(jobs)
     lock = threading.Lock()
     stop = threading.Event()
     workers = [Worker(settings) for _ in range(max(1, jobs_count))]
+    started = [False]
 
     def take() -> Job | None:
         with lock:
@@ -496,17 +743,26 @@ def run_jobs(jobs: Sequence[Job], settings: Settings, jobs_count: int = 1, state
     def work(worker: Worker) -> None:
         try:
             while (job := take()) is not None:
-                result = _run_job(worker, job)
-                if stop.is_set():
+                try:
+                    result = _run_job(worker, job)
+                except Exception as exc:  # never lose a case, whatever broke
+                    result = Result(job.case.id, job.case.title, job.profile, "error",
+                                    f"the runner could not run this case: {type(exc).__name__}: {_short(str(exc), 200)}")
+                if stop.is_set() and not state.start_failure:
                     return  # killed mid-case by an interruption: not a real outcome
                 with lock:
                     state.results[job.index] = result
+                    started[0] = started[0] or worker.ever_started
                     if state.start_reply is None and worker.start_reply is not None:
                         state.start_reply = worker.start_reply
+                    if not started[0] and result.outcome in ("error", "timeout") and result.message.startswith(
+                            ("start failed", "cannot start")):
+                        state.start_failure = state.start_failure or result.message
+                        stop.set()
                 if progress:
                     progress(result)
         finally:
-            if not stop.is_set():
+            if not stop.is_set() or state.start_failure:
                 worker.close()
 
     threads = [threading.Thread(target=work, args=(w,), daemon=True) for w in workers]
@@ -524,7 +780,19 @@ def run_jobs(jobs: Sequence[Job], settings: Settings, jobs_count: int = 1, state
         for thread in threads:
             thread.join(2.0)
         raise
+    _fill_not_run(jobs, state)
     return state
+
+
+def _fill_not_run(jobs: Sequence[Job], state: RunState) -> None:
+    """A result for every job that has none (the run stopped because nothing could start)."""
+    first = next((r for r in state.results.values() if r.message == state.start_failure), None)
+    for job in jobs:
+        if job.index not in state.results:
+            outcome = first.outcome if first is not None else "error"
+            reason = state.start_failure or "the runner stopped before this case"
+            state.results[job.index] = Result(job.case.id, job.case.title, job.profile, outcome,
+                                              f"not run: the implementation could not start ({reason})")
 
 
 def _run_job(worker: Worker, job: Job) -> Result:

@@ -1,19 +1,56 @@
 """``thousand verify``: check an implementation (by default the bundled reference) against
-the conformance transcripts, through protocol v1."""
+the conformance transcripts, through protocol v1.
+
+A verdict never lies: exit 0 only when everything selected ran and passed (EXIT_CODES).
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import functools
+import math
+import signal
 import sys
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from types import FrameType
+from typing import Any, Iterator, Sequence
 
-from conformance import reports, runner
+from conformance import process, reports, runner
+from conformance.cli import silence_stdout
+from conformance.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 
 SHOWN_IN_FULL = 20  # unexpected results described in full; the rest get one line
+EXIT_CODES = """exit codes:
+  0    every selected case ran and passed (listed expected failures allowed)
+  1    an unexpected outcome: fail, error, timeout, case bug, an unexpected pass or a stale
+       expected-failures entry
+  2    usage error: a bad option value, a selection that matches nothing (--profile, -k,
+       --case-list, --cases), a house rules file given as --profile, a report folder that
+       does not exist, or a report that could not be written
+  3    internal error (a bug in the runner); the reports hold the cases done
+  4    the implementation could not start; nothing was checked
+  5    nothing was checked: every selected case was skipped or its profile not declared
+  129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM; both reports are written,
+       marked interrupted"""
+SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
+if hasattr(signal, "SIGHUP"):
+    SIGNALS[signal.SIGHUP] = "SIGHUP"
+
+
+class UsageError(Exception):
+    """A command line that cannot give an honest run; exit 2 before anything runs."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP: the run stops, the reports are still written."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def register(subparsers: Any) -> None:
@@ -21,22 +58,31 @@ def register(subparsers: Any) -> None:
         "verify", help="check an implementation against the conformance transcripts",
         description="Run the conformance transcripts against an implementation speaking protocol v1 "
                     "(JSON lines on stdin/stdout). Without a command after --, the bundled reference "
-                    "implementation is checked, as a subprocess.")
+                    "implementation is checked, as a subprocess.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--profile", action="append", default=[], metavar="P",
-                        help="only this profile: 'name' (with its options) or 'name+option'; repeatable")
+                        help="only this profile: 'name' (with its options) or 'name+option'; repeatable. "
+                             "House rules files are checked with 'thousand verify --rules FILE -- CMD'")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
-                        help="only case ids matching this glob; repeatable")
+                        help="only case ids matching this glob; repeatable (a glob matching no case is an error)")
     parser.add_argument("--case-list", type=Path, metavar="FILE",
                         help="only the case ids listed in FILE, one a line ('#' starts a comment), "
                              "e.g. conformance/starter.txt")
     parser.add_argument("--skip", action="append", default=[], metavar="GLOB", help="leave out case ids matching this glob")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply (default 10)")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="implementation processes run in parallel")
-    parser.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
-    parser.add_argument("--junit", type=Path, metavar="FILE.xml", help="write a JUnit XML report here")
+    parser.add_argument("--timeout", type=str, default="10", metavar="S",
+                        help="seconds to wait for each reply and for each request to be read (default 10; "
+                             "the reply to start may take at least 5)")
+    parser.add_argument("--jobs", type=str, default="1", metavar="N", help="implementation processes run in parallel")
+    parser.add_argument("--first-mismatch", action="store_true",
+                        help="end each case at its first mismatch (default: record every mismatch while the "
+                             "implementation accepts the transcript's actions)")
+    parser.add_argument("--report", type=Path, metavar="FILE.json",
+                        help="write the JSON report here (spec/schema/report.schema.json); the folder must exist")
+    parser.add_argument("--junit", type=Path, metavar="FILE.xml", help="write a JUnit XML report here; the folder must exist")
     parser.add_argument("--expected-failures", type=Path, metavar="FILE",
                         help="case ids (or id@profile) expected to fail, one a line; a listed case that passes fails the run")
-    parser.add_argument("--write-expected-failures", type=Path, metavar="FILE", help="write today's failures to FILE")
+    parser.add_argument("--write-expected-failures", type=Path, metavar="FILE",
+                        help="write today's failures to FILE; the folder must exist")
     parser.add_argument("--validate-messages", action="store_true",
                         help="validate every command and reply against spec/schema/protocol")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
@@ -48,7 +94,7 @@ def register(subparsers: Any) -> None:
 
 @functools.cache
 def resolve_document(profile: str) -> dict[str, Any]:
-    """The resolved profile document sent to implementations that play 'any' profile."""
+    """The resolved profile document sent with every ``match``."""
     import variants
 
     document: dict[str, Any] = variants.resolve(profile).to_document()
@@ -61,68 +107,234 @@ def read_case_list(path: Path) -> list[str]:
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
-def main(args: argparse.Namespace) -> int:
+# --- the command line, checked before anything runs -------------------------------------
+
+@dataclass
+class Options:
+    command: list[str]
+    timeout: float
+    jobs: int
+    include: list[str]
+    listed: list[str]  # ids from --case-list (each must name a case)
+    expected: reports.ExpectedFailures | None
+
+
+def _number(text: str, name: str, kind: type) -> Any:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise UsageError(f"{name} expects a number, got {text!r}") from None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"{name} must be finite, got {text!r}")
+    return value
+
+
+def check_options(args: argparse.Namespace) -> Options:
+    """Every option value checked up front: a bad one is exit 2 before any case runs."""
     command = list(args.impl_command)
     if command and command[0] == "--":
         command = command[1:]
-    command = command or list(runner.REFERENCE_COMMAND)
-    if args.timeout <= 0 or args.jobs < 1:
-        print("thousand verify: --timeout must be positive and --jobs at least 1", file=sys.stderr)
-        return 2
+    timeout = _number(str(args.timeout), "--timeout", float)
+    if timeout <= 0 or timeout > 86400:
+        raise UsageError(f"--timeout must be more than 0 and at most 86400 seconds, got {args.timeout}")
+    jobs = _number(str(args.jobs), "--jobs", int)
+    if jobs < 1 or jobs > 256:
+        raise UsageError(f"--jobs must be between 1 and 256, got {args.jobs}")
+    for wanted in args.profile:
+        if wanted.endswith((".yaml", ".yml")) or "/" in wanted or Path(wanted).is_file():
+            raise UsageError(f"--profile {wanted!r} looks like a house rules file; --profile takes a bundled "
+                             f"profile name. House rules are verified with 'thousand verify --rules FILE -- CMD'")
+    for path in (args.report, args.junit, args.write_expected_failures):
+        problem = reports.folder_problem(path) if path is not None else None
+        if problem:
+            raise UsageError(problem)
     expected = None
     if args.expected_failures:
         try:
             expected = reports.ExpectedFailures.read(args.expected_failures)
         except reports.ExpectedFailuresError as exc:
-            print(f"thousand verify: {exc}", file=sys.stderr)
-            return 2
-    include = list(args.include)
+            raise UsageError(str(exc)) from None
+    listed: list[str] = []
     if args.case_list:
         try:
-            include += read_case_list(args.case_list)
-        except OSError as exc:
-            print(f"thousand verify: cannot read --case-list {args.case_list}: {exc.strerror}", file=sys.stderr)
-            return 2
-    roots = args.cases or [CASES_DIR, GENERATED_DIR]
-    cases = discover(roots)
-    jobs = runner.plan(cases, args.profile, include, args.skip)
+            listed = read_case_list(args.case_list)
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read --case-list {args.case_list}: {getattr(exc, 'strerror', None) or exc}") from None
+        if not listed:
+            raise UsageError(f"--case-list {args.case_list} lists no case")
+    for folder in args.cases:
+        if not folder.is_dir():
+            raise UsageError(f"--cases {folder}: no such folder")
+    return Options(command or list(runner.REFERENCE_COMMAND), timeout, jobs, list(args.include), listed, expected)
+
+
+def _suggest(wanted: str, known: Sequence[str]) -> str:
+    lowered = {name.lower(): name for name in known}
+    close = [lowered[wanted.lower()]] if wanted.lower() in lowered else difflib.get_close_matches(wanted, known, n=3)
+    return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def check_selection(args: argparse.Namespace, options: Options, cases: Sequence[Transcript | CaseBug],
+                    jobs: Sequence[runner.Job]) -> None:
+    """A selection that matches nothing is a usage error, never a green run of nothing."""
+    import variants
+
+    case_profiles = {p for case in cases for p in case.profiles}
+    known = sorted(set(variants.all_names()) | case_profiles | {p.split("+")[0] for p in case_profiles})
+    for wanted in args.profile:
+        if wanted not in known:
+            raise UsageError(f"--profile {wanted!r} names no profile or option{_suggest(wanted, known)} "
+                             "(thousand profiles lists them)")
+        if not any(runner.profile_selected(p, [wanted]) for p in case_profiles):
+            raise UsageError(f"--profile {wanted!r}: no transcript runs under it")
+    ids = [case.id for case in cases]
+    if not ids:
+        raise UsageError("no transcripts found in " + ", ".join(str(f) for f in args.cases or [CASES_DIR, GENERATED_DIR]))
+    for pattern in options.include:
+        if not any(runner.case_selected(i, [pattern], []) for i in ids):
+            raise UsageError(f"-k {pattern!r} matches no case id{_suggest(pattern, ids)}")
+    missing = [i for i in options.listed if not any(runner.case_selected(c, [i], []) for c in ids)]
+    if missing:
+        raise UsageError(f"--case-list {args.case_list}: {len(missing)} listed id(s) name no case, e.g. "
+                         f"{missing[0]!r}{_suggest(missing[0], ids)}")
     if not jobs:
-        print("thousand verify: no cases selected", file=sys.stderr)
-    settings = runner.Settings(command, args.timeout, args.validate_messages, resolve_document)
-    progress = reports.Progress(len(jobs))
-    state = runner.RunState()
-    internal_error = None
+        raise UsageError("the selection matches no (case, profile) pair: nothing would be checked")
+
+
+# --- signals -----------------------------------------------------------------------------
+
+def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    for number in SIGNALS:  # a second signal while the reports are written is ignored
+        signal.signal(number, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+def _trap_signals() -> dict[int, Any]:
+    """Turn SIGINT, SIGTERM and SIGHUP into Interrupted in the main thread."""
+    saved: dict[int, Any] = {}
     try:
-        runner.run_jobs(jobs, settings, args.jobs, state, progress)
-    except KeyboardInterrupt:
-        progress.finish()
-        print("thousand verify: interrupted; reporting the cases done", file=sys.stderr)
+        for number in SIGNALS:
+            saved[number] = signal.signal(number, _raise_interrupted)
+    except ValueError:  # not the main thread (an embedding caller): leave signals alone
+        pass
+    return saved
+
+
+def _restore_signals(saved: dict[int, Any]) -> None:
+    for number, handler in saved.items():
+        signal.signal(number, handler)
+
+
+# --- the run -----------------------------------------------------------------------------
+
+def main(args: argparse.Namespace) -> int:
+    """``thousand verify``; other modes of the command branch here, before the run."""
+    saved = _trap_signals()
+    try:
+        return run_verify(args)
+    except Interrupted as exc:  # before the run had anything to report
+        return 128 + exc.signum
+    finally:
+        _restore_signals(saved)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    info = reports.RunInfo(command=[], profiles=list(args.profile))
+    state = runner.RunState()
+    cases: Sequence[Transcript | CaseBug] = []
+    jobs: list[runner.Job] = []
+    progress: reports.Progress | None = None
+    try:
+        try:
+            options = check_options(args)
+            info.command = options.command
+            cases = discover(args.cases or [CASES_DIR, GENERATED_DIR])
+            jobs = runner.plan(cases, args.profile, options.include + options.listed, args.skip)
+            check_selection(args, options, cases, jobs)
+        except UsageError as exc:
+            print(f"thousand verify: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        settings = runner.Settings(options.command, options.timeout, args.validate_messages, resolve_document,
+                                   first_mismatch=args.first_mismatch)
+        progress = reports.Progress(len(jobs))
+        subreaper = process.become_subreaper()
+        try:
+            runner.run_jobs(jobs, settings, options.jobs, state, progress)
+        finally:
+            if subreaper:
+                process.kill_adopted()
+    except Interrupted as exc:
+        if progress:
+            progress.finish()
+        info.interrupted = SIGNALS.get(signal.Signals(exc.signum), str(exc.signum))
+        print(f"thousand verify: stopped by {info.interrupted}; the reports hold the cases done", file=sys.stderr)
+        state.interrupted = True
     except Exception:  # a bug in the runner: still report the cases done, then say so
-        internal_error = traceback.format_exc()
-        progress.finish()
-        print(f"thousand verify: internal error (a bug in the runner):\n{internal_error}", file=sys.stderr)
+        info.internal_error = traceback.format_exc()
+        if progress:
+            progress.finish()
+        print(f"thousand verify: internal error (a bug in the runner):\n{info.internal_error}", file=sys.stderr)
+    info.start_reply, info.start_failure = state.start_reply, state.start_failure
     results = [state.results[i] for i in sorted(state.results)]
-    return finish(args, command, cases, results, expected, state, internal_error)
+    expected = None if not info.command else options.expected
+    return finish(args, cases, results, expected, info)
 
 
-def finish(args: argparse.Namespace, command: Sequence[str], cases: Sequence[Transcript | CaseBug],
-           results: list[runner.Result], expected: reports.ExpectedFailures | None,
-           state: runner.RunState, internal_error: str | None) -> int:
+def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], results: list[runner.Result],
+           expected: reports.ExpectedFailures | None, info: reports.RunInfo) -> int:
+    """Write the reports first (a reader that goes away, or a signal now, cannot lose them),
+    then tell the terminal."""
+    late: list[int] = []
+    _defer_signals(late)
     verdict = reports.judge(results, expected, [case.id for case in cases])
-    print_summary(results, verdict)
-    report = reports.json_report(results, verdict, args.profile, state.start_reply, command,
-                                 state.interrupted, internal_error)
-    if args.report:
-        reports.write_json(args.report, report)
-    if args.junit:
-        reports.write_junit(args.junit, results)
-    if args.write_expected_failures:
-        reports.write_expected_failures(args.write_expected_failures, results)
-    if internal_error:
-        return 3
-    if state.interrupted:
-        return 130
-    return verdict.exit_code
+    info.exit_code = EXIT_CANNOT_START if info.start_failure else verdict.exit_code
+    if info.internal_error:
+        info.exit_code = EXIT_INTERNAL
+    if info.interrupted:
+        info.exit_code = 128 + int(getattr(signal, info.interrupted, 2))
+    problem = write_reports(args, results, verdict, info)
+    try:
+        if info.start_failure:
+            print(f"thousand verify: the implementation could not start: {info.start_failure}", file=sys.stderr)
+        else:
+            print_summary(results, verdict)
+        if info.exit_code == reports.EXIT_NOTHING_CHECKED:
+            print("thousand verify: nothing was checked: every selected case was skipped or not declared", file=sys.stderr)
+        if problem:
+            print(f"thousand verify: {problem}", file=sys.stderr)
+        sys.stdout.flush()
+    except BrokenPipeError:  # thousand verify | head: the reports are written already
+        silence_stdout()
+    if late and not info.interrupted:  # a signal while the reports were written: they are whole
+        return 128 + late[0]
+    return EXIT_USAGE if problem and not info.interrupted else info.exit_code
+
+
+def write_reports(args: argparse.Namespace, results: list[runner.Result], verdict: reports.Verdict,
+                  info: reports.RunInfo) -> str | None:
+    """Every report asked for; the problem when one could not be written."""
+    try:
+        if args.report:
+            reports.write_json(args.report, reports.json_report(results, verdict, info))
+        if args.junit:
+            reports.write_junit(args.junit, results, info.interrupted)
+        if args.write_expected_failures:
+            reports.write_expected_failures(args.write_expected_failures, results)
+    except OSError as exc:
+        return f"cannot write a report: {exc.filename or ''}: {exc.strerror or exc}"
+    return None
+
+
+def _defer_signals(late: list[int]) -> None:
+    """From now on a signal is only noted: the run is over and its reports are being written."""
+    def note(signum: int, _frame: FrameType | None) -> None:
+        late.append(signum)
+
+    try:
+        for number in SIGNALS:
+            signal.signal(number, note)
+    except ValueError:  # not the main thread
+        pass
 
 
 def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) -> None:
@@ -131,17 +343,34 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
         if number < SHOWN_IN_FULL:
             print(reports.describe(result) + "\n", file=out)
         else:
-            print(f"{result.outcome.upper()} {result.case_id} [{result.profile}]: {result.message}", file=out)
+            print(f"{result.outcome.upper()} {result.case_id} [{result.profile}]: {result.summary_line()}", file=out)
     for result in verdict.unexpected_passes:
         print(f"UNEXPECTED PASS {result.case_id} [{result.profile}]: listed as expected to fail", file=out)
     for entry in verdict.stale_entries:
         print(f"STALE {entry}", file=out)
+    print(summary_line(results), file=out)
+    for line in detail_lines(results):
+        print(line, file=out)
+    reports.print_groups(reports.root_cause_groups(verdict.unexpected), len(verdict.unexpected), out)
+
+
+def summary_line(results: Sequence[runner.Result]) -> str:
     tally = reports.counts(results)
     excused = sum(r.expected_failure for r in results)
-    line = ", ".join(f"{count} {outcome}" for outcome, count in tally.items() if count) or "no cases run"
+    line = ", ".join(f"{count} {outcome}" for outcome, count in tally.items()
+                     if count and outcome != "not_declared") or "no cases checked"
+    partial = sum(r.partial and r.outcome == "pass" for r in results)
+    if partial:
+        line += f" ({partial} of the passes partially checked)"
     if excused:
         line += f" ({excused} expected failures)"
-    print(line, file=out)
-    sections = reports.sections_summary(verdict.unexpected)
-    if sections:
-        print("unexpected outcomes by rule section: " + ", ".join(f"{s} {n}" for s, n in sections.items()), file=out)
+    return line
+
+
+def detail_lines(results: Sequence[runner.Result]) -> Iterator[str]:
+    """Not declared as one line; the implementation's skips by reason."""
+    absent = reports.not_declared(results)
+    if absent["pairs"]:
+        yield f"not declared: {absent['pairs']} pairs of {len(absent['profiles'])} profiles"
+    for reason, count in list(reports.skipped_by_reason(results).items())[:10]:
+        yield f"skipped by the implementation: {count} x {reason}"

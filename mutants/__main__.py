@@ -49,7 +49,9 @@ def run_corpus(implementation: Sequence[str], args: argparse.Namespace, workdir:
                runner_jobs: int = 1) -> tuple[dict[str, Any] | None, str | None]:
     """One runner run; returns its JSON report, or None and what went wrong."""
     report = workdir / f"{label}.json"
-    command = [*RUNNER, "--report", str(report), "--jobs", str(runner_jobs), "--timeout", str(args.timeout)]
+    # --first-mismatch: a killing case ends at its first wrong answer (faster), and that first
+    # finding is the root cause the matrix scores.
+    command = [*RUNNER, "--report", str(report), "--jobs", str(runner_jobs), "--timeout", str(args.timeout), "--first-mismatch"]
     for pattern in args.include:
         command += ["-k", pattern]
     command += ["--", *implementation]
@@ -75,7 +77,7 @@ def check_mutants(mutants: list[Mutant], baseline: set[tuple[str, str]], steps: 
         if report is not None and served != f"reference+mutant:{m.name}":
             # a server that never started fails every case: that is a broken run, not a kill
             report, problem = None, f"the mutant server did not start (implementation {served!r})"
-        result = verdict(m.name, m.description, baseline, report, steps, problem)
+        result = verdict(m.name, m.description, baseline, report, steps, problem, m.knobs)
         with lock:
             finished[0] += 1
             state = f"killed by {result.killing_cases} cases" if result.killed else "SURVIVED"

@@ -15,7 +15,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_ROOTS = (ROOT / "conformance" / "cases", ROOT / "conformance" / "generated")
-NOT_KILLING = ("pass", "skipped")
+NOT_KILLING = ("pass", "skipped", "not_declared")
 
 
 @dataclass
@@ -28,6 +28,16 @@ class Verdict:
     cheapest: str | None = None
     cheapest_steps: int | None = None
     problem: str | None = None  # the run itself broke (no report)
+    knobs: tuple[str, ...] = ()  # the knobs the mutant breaks (catalogue)
+    top_signature: str | None = None  # the runner's largest root-cause group
+    top_share: float | None = None  # the share of the unexpected results that group explains
+    top_knobs: tuple[str, ...] = ()  # the knobs the runner names for that group
+
+    @property
+    def diagnosed(self) -> bool:
+        """The largest group names a knob the mutant breaks: the report points at the cause.
+        A catalogue entry that is a whole section (``scoring``) matches any knob of it."""
+        return any(top == broken or top.startswith(broken + ".") for top in self.top_knobs for broken in self.knobs)
 
     @property
     def killed(self) -> bool:
@@ -42,7 +52,9 @@ class Verdict:
         return {
             "name": self.name, "description": self.description, "killed": self.killed,
             "killing_cases": self.killing_cases, "killing_runs": len(self.killers), "cheapest": self.cheapest, "cheapest_steps": self.cheapest_steps,
-            "killers": self.killers, "problem": self.problem,
+            "killers": self.killers, "problem": self.problem, "knobs": list(self.knobs),
+            "top_group": {"signature": self.top_signature, "share": self.top_share, "knobs": list(self.top_knobs),
+                          "names_the_broken_knob": self.diagnosed} if self.top_signature else None,
         }  # fmt: skip
 
 
@@ -71,11 +83,16 @@ def cheapest(cases: Iterable[str], steps: Mapping[str, int]) -> tuple[str, int] 
 
 
 def verdict(name: str, description: str, baseline: set[tuple[str, str]], report: Mapping[str, Any] | None,
-            steps: Mapping[str, int], problem: str | None = None) -> Verdict:
+            steps: Mapping[str, int], problem: str | None = None, knobs: tuple[str, ...] = ()) -> Verdict:
     """A mutant's line of the matrix from its report (None when the run produced none)."""
-    result = Verdict(name, description, problem=problem)
+    result = Verdict(name, description, problem=problem, knobs=knobs)
     if report is None:
         return result
+    groups = report.get("groups") or []
+    if groups and report.get("unexpected"):
+        top = groups[0]
+        result.top_signature, result.top_knobs = str(top["signature"]), tuple(top.get("knobs") or ())
+        result.top_share = round(int(top["count"]) / int(report["unexpected"]), 3)
     found = killers(baseline, report)
     result.killers = [f"{case}@{profile}" for case, profile in found]
     best = cheapest((case for case, _ in found), steps)
@@ -110,9 +127,18 @@ def render(verdicts: list[Verdict]) -> str:
     for v in verdicts:
         if v.killed:
             lines.append(f"  {v.name:<{width}}  killed    {v.killing_cases:4d} cases  cheapest: {v.cheapest} ({v.cheapest_steps} steps)")
+            if v.top_signature is not None:
+                hit = "names the broken knob" if v.diagnosed else f"MISSES {', '.join(v.knobs) or 'its knobs'}"
+                lines.append(f"  {'':<{width}}  top cause {v.top_share or 0:.0%}: {v.top_signature[:90]} ({hit})")
         else:
             lines.append(f"  {v.name:<{width}}  SURVIVED  {v.problem or v.description}")
     survivors = [v.name for v in verdicts if not v.killed]
     killed = len(verdicts) - len(survivors)
     lines.append(f"{killed} of {len(verdicts)} mutants killed" + (f"; survivors: {', '.join(survivors)}" if survivors else ""))
+    diagnosed = [v for v in verdicts if v.killed and v.top_signature is not None]
+    if diagnosed:
+        hits = sum(v.diagnosed for v in diagnosed)
+        mean = sum(v.top_share or 0 for v in diagnosed) / len(diagnosed)
+        lines.append(f"root causes: the top group names the broken knob for {hits} of {len(diagnosed)} killed mutants "
+                     f"({hits / len(diagnosed):.0%}); it explains {mean:.0%} of a mutant's failures on average")
     return "\n".join(lines)

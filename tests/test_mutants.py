@@ -270,3 +270,13 @@ def test_a_broken_reference_fails_naming_the_first_diverging_step_and_the_knob()
     assert "at deal 1, step 7 (play 9S)" in run.stdout
     assert "knobs: play.must_beat" in run.stdout
     assert 'expected: ["play KS"]' in run.stdout
+
+
+def test_the_matrix_scores_whether_the_top_root_cause_names_the_broken_knob() -> None:
+    from mutants.matrix import verdict
+
+    report = {"cases": [{"id": "a/x", "profile": "p", "outcome": "fail"}], "unexpected": 4,
+              "groups": [{"signature": "state.scores", "knobs": ["scoring.declarer_rounding"], "count": 3, "cases": [], "example": ""}]}
+    section = verdict("m", "d", {("a/x", "p")}, report, {}, knobs=("scoring",))
+    assert section.diagnosed and section.top_share == 0.75
+    assert not verdict("m", "d", {("a/x", "p")}, report, {}, knobs=("bolts.every",)).diagnosed

@@ -97,10 +97,10 @@ def test_the_match_state_is_sent(tmp_path: Path) -> None:
     assert result.outcome == "pass", result.message
 
 
-def test_a_profile_the_implementation_does_not_play_is_skipped(tmp_path: Path) -> None:
+def test_a_profile_the_implementation_does_not_declare_is_not_declared_not_skipped(tmp_path: Path) -> None:
     write_case(tmp_path, "t/other", [{"action": "play AS"}], profiles=["toy", "other"])
     outcomes = {r.profile: r.outcome for r in run(tmp_path)}
-    assert outcomes == {"toy": "pass", "other": "skipped"}
+    assert outcomes == {"toy": "pass", "other": "not_declared"}
 
 
 def test_profile_filter_takes_a_name_or_a_name_with_options(tmp_path: Path) -> None:

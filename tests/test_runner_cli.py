@@ -39,7 +39,9 @@ def test_the_json_report_has_every_case_and_the_implementation(corpus: Path, tmp
     assert data["suite_version"] == 1 and data["interrupted"] is False
     wrong = next(c for c in data["cases"] if c["id"] == "t/wrong")
     assert wrong["details"]["check"] == "player" and wrong["details"]["deal"] == 1
-    assert data["failing_by_section"] == {"bolts": 1, "scoring": 1}
+    # by the knobs that decide the failed check (who is to act in the play), not the case's labels
+    assert data["failing_by_section"] == {"marriages": 1, "play": 1}
+    assert data["groups"][0]["signature"] == "to_act[play]" and data["groups"][0]["cases"] == ["t/wrong@toy"]
     out = capsys.readouterr().out
     assert "FAIL t/wrong [toy]" in out and "knobs: scoring.defender_rounding, bolts.every" in out
     assert "state before:" in out

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
-from conformance import runner
+from conformance import reports, runner
+from conformance.process import Implementation, Preencoded, Timeout
 from conformance.transcripts import discover
 from fake_impls.toy_corpus import fake, write_case
 
@@ -50,14 +53,15 @@ def test_the_process_is_restarted_after_a_crash(tmp_path: Path) -> None:
     assert "apply" in results[1].message and "start" not in results[1].message
 
 
-def test_an_implementation_that_never_starts_is_not_retried_forever(tmp_path: Path) -> None:
+def test_an_implementation_that_never_starts_stops_the_run_at_once(tmp_path: Path) -> None:
     for number in range(6):
         write_case(tmp_path, f"t/c{number}", [{"action": "play AS"}])
     planned = runner.plan(discover([tmp_path]))
     state = runner.run_jobs(planned, runner.Settings(fake("hang"), 0.3))
     messages = [state.results[i].message for i in sorted(state.results)]
-    assert all("start" in m for m in messages)
-    assert "not retried" in messages[-1]
+    assert len(messages) == 6  # every case is still reported, once
+    assert state.start_failure is not None and "no reply to 'start'" in state.start_failure
+    assert all(m.startswith("not run: the implementation could not start") for m in messages[1:])
 
 
 def test_an_implementation_that_hangs_on_every_case_does_not_cost_a_timeout_per_case(tmp_path: Path) -> None:
@@ -86,3 +90,29 @@ def test_a_schema_invalid_event_is_an_error_only_with_validate_messages(tmp_path
 
 def test_valid_messages_pass_validation(tmp_path: Path) -> None:
     assert [r.outcome for r in run_two_cases(tmp_path, "ok", validate=True)] == ["pass", "pass"]
+
+
+def test_a_request_the_implementation_never_reads_times_out(tmp_path: Path) -> None:
+    # hostile.py no_read answers start, then neither reads nor replies: a 4 MB request fills
+    # the pipe, and the write must end at the deadline instead of blocking for ever.
+    hostile = [sys.executable, str(Path(fake("ok")[1]).parent / "hostile.py"), "no_read"]
+    impl = Implementation(hostile, 1.0)
+    try:
+        assert impl.request("start", version=1)["version"] == 1
+        with pytest.raises(Timeout, match="did not read the 'match' request"):
+            impl.request("match", profile="toy", document=Preencoded({"padding": "x" * (4 * 1024 * 1024)}))
+    finally:
+        impl.kill()
+
+
+def test_an_interrupted_write_keeps_the_previous_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    junit = tmp_path / "junit.xml"
+    junit.write_text("<testsuite/>")
+
+    def killed(_fd: int) -> None:
+        raise KeyboardInterrupt  # as if the runner died between writing and renaming
+
+    monkeypatch.setattr(os, "fsync", killed)
+    with pytest.raises(KeyboardInterrupt):
+        reports.write_junit(junit, [runner.Result("t/a", "a", "toy", "pass")])
+    assert junit.read_text() == "<testsuite/>" and list(tmp_path.iterdir()) == [junit]

@@ -33,6 +33,9 @@ MODES = {
     "errored_apply": "replies errored to every apply",
     "any": "accepts any profile and errors unless match carries the document",
     "hang_on_qs": "plays correctly but hangs on 'play QS' (after touching the file $FAKE_MARKER)",
+    "partial": "declares scores, trick_won events and marriage actions unsupported (and plays correctly)",
+    "list_needs_document": "declares a list of profiles and errors unless match carries the document",
+    "stderr_per_match": "writes 'match N' on stderr at each match (and plays correctly)",
 }
 
 
@@ -54,6 +57,11 @@ class Toy:
             "winner": None, "hands": [[], [], []],
         }
 
+    def partial_state(self) -> dict[str, Any]:
+        state = self.state()
+        del state["scores"]
+        return state
+
 
 def reply(message: dict[str, Any], mode: str) -> None:
     if mode == "flood_stderr":
@@ -72,8 +80,11 @@ def answer(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, int
     counters[cmd] = counters.get(cmd, 0) + 1
     if cmd == "start":
         profiles: Any = "any" if mode == "any" else ["toy", "toy+extra"]
-        return {"seq": seq, "version": 1, "profiles": profiles,
-                "implementation": {"name": f"fake-{mode}", "version": "0", "language": "python", "homepage": ""}}
+        start = {"seq": seq, "version": 1, "profiles": profiles,
+                 "implementation": {"name": f"fake-{mode}", "version": "0", "language": "python", "homepage": ""}}
+        if mode == "partial":
+            start["unsupported"] = {"actions": ["marriage"], "state_fields": ["scores"], "events": ["trick_won"]}
+        return start
     if cmd == "match":
         if mode == "exit_silently":
             sys.exit(0)
@@ -81,7 +92,10 @@ def answer(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, int
             return {"seq": seq, "skipped": {"reason": "toy rules only"}}
         if mode == "wrong_seq":
             return {"seq": seq + 1, "ok": True}
-        if mode == "any" and not isinstance(request.get("document"), dict):
+        if mode == "stderr_per_match":
+            sys.stderr.write(f"match {counters[cmd]}\n")
+            sys.stderr.flush()
+        if mode in ("any", "list_needs_document") and not isinstance(request.get("document"), dict):
             return {"seq": seq, "errored": {"message": "no document"}}
         toy.scores = list(request.get("state", {}).get("scores", [0, 0, 0]))
         return {"seq": seq, "ok": True}
@@ -97,7 +111,7 @@ def answer(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, int
     if cmd == "apply":
         return apply(request, toy, mode)
     if cmd == "state":
-        return {"seq": seq, "state": toy.state()}
+        return {"seq": seq, "state": toy.partial_state() if mode == "partial" else toy.state()}
     if cmd == "stop":
         reply({"seq": seq, "ok": True}, mode)
         sys.exit(0)
@@ -123,7 +137,8 @@ def apply(request: dict[str, Any], toy: Toy, mode: str) -> dict[str, Any] | None
         event: dict[str, Any] = {"type": "trick_won", "player": player, "trick": min(toy.trick, 8), "cards": ["AS"], "points": 11}
         if mode == "invalid_event":
             del event["player"]
-        return {"seq": seq, "ok": True, "events": [{"type": "trump_changed", "suit": None}, event]}
+        events = [{"type": "trump_changed", "suit": None}] + ([] if mode == "partial" else [event])
+        return {"seq": seq, "ok": True, "events": events}
     if mode == "mutate_on_refusal":
         toy.scores[0] += 100
     if action == "play KS":

@@ -1,0 +1,172 @@
+"""Diagnosis (issue 11): every mismatch of a case, signatures and knobs from the failed
+check, root-cause groups, honest counts, per-case stderr, partial implementations."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+from conformance import diagnosis, runner
+from conformance.cli import main
+from conformance.transcripts import discover
+from fake_impls.toy_corpus import GOOD_STEPS, fake, write_case
+from spec import SCHEMA_DIR, SPEC_DIR
+from variants.schema import rule_sections
+
+ROOT = Path(__file__).resolve().parent.parent
+REPORT_SCHEMA = json.loads((SCHEMA_DIR / "report.schema.json").read_text(encoding="utf-8"))
+TWO_WRONG = [{"action": "play AS", "expect": {"scores": [0, 2, 0]}},  # step 1: scores wrong (1 point, not 2)
+             {"action": "play AS", "player": 0}]  # step 2: seat 2 is to act, not seat 0
+
+
+def run(root: Path, mode: str = "ok", **settings: Any) -> list[runner.Result]:
+    state = runner.run_jobs(runner.plan(discover([root])), runner.Settings(fake(mode), 5.0, **settings))
+    return [state.results[i] for i in sorted(state.results)]
+
+
+# --- keep going -------------------------------------------------------------------------
+
+def test_a_case_reports_every_mismatch_while_its_actions_are_accepted(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/two", TWO_WRONG)
+    (result,) = run(tmp_path)
+    assert result.outcome == "fail"
+    assert [f.check for f in result.findings] == ["state", "player"]
+    assert [f.where["step"] for f in result.findings] == [1, 2]
+    assert result.summary_line().endswith("(and 1 more mismatch)")
+    assert result.details["check"] == "state"  # the first one keeps the old report keys
+
+
+def test_first_mismatch_stops_at_the_first(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/two", TWO_WRONG)
+    (result,) = run(tmp_path, first_mismatch=True)
+    assert [f.check for f in result.findings] == ["state"]
+
+
+def test_a_refused_transcript_action_ends_the_case(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/refused", [{"action": "play KS"}, {"action": "play AS", "player": 0}])
+    (result,) = run(tmp_path)
+    assert [f.check for f in result.findings] == ["accepted"]  # step 2 was never played
+
+
+# --- signatures and knobs ---------------------------------------------------------------
+
+def test_a_follower_allowed_not_to_beat_is_named_the_duty_to_beat() -> None:
+    state = {"phase": "play", "to_act": 1, "trump": None, "trick": [{"player": 0, "card": "KS"}],
+             "hands": [[], ["AS", "9S", "QS", "AC"], []]}
+    signature, knobs = diagnosis.legal_finding("play", ["play AS"], ["play AS", "play 9S", "play QS"], state)
+    assert signature == "legal[play]: unexpected cards that follow without beating the card winning the trick (the duty to beat)"
+    assert knobs == ("play.must_beat",)
+
+
+def test_bids_above_the_expected_ones_point_at_the_ceiling() -> None:
+    signature, knobs = diagnosis.legal_finding("auction", ["bid 110", "pass"], ["bid 110", "bid 300", "pass"], None)
+    assert signature == "legal[auction]: unexpected bids above the highest other amounts"
+    assert "auction.ceiling" in knobs and "auction.max_bid" in knobs
+
+
+def test_an_event_signature_names_its_type_and_reason() -> None:
+    assert diagnosis.event_label({"type": "barrel_left", "player": 1, "reason": "failed_contract"}) == \
+        "barrel_left(failed_contract)"
+    assert diagnosis.knobs_for("event", "dump") == tuple(f"dump.{k}" for k in rule_sections()["dump"])
+
+
+def test_an_unknown_key_falls_back_to_its_kind_then_to_whole_sections() -> None:
+    assert diagnosis.knobs_for("refusal", "a_reason_added_later") == ()
+    assert diagnosis.knobs_for("a_kind_added_later") == diagnosis.expand(
+        yaml.safe_load((SPEC_DIR / "diagnosis.yaml").read_text())["default"])
+
+
+def test_the_diagnosis_table_names_only_knobs_and_sections_that_exist() -> None:
+    sections = rule_sections()
+    table = yaml.safe_load((SPEC_DIR / "diagnosis.yaml").read_text())
+
+    def entries(node: Any) -> list[str]:
+        if isinstance(node, dict):
+            return [e for value in node.values() for e in entries(value)]
+        return list(node)
+
+    for entry in entries(table):
+        section, _, knob = entry.partition(".")
+        assert section in sections and (not knob or knob in sections[section]), entry
+
+
+def test_groups_are_largest_first_and_count_a_run_once() -> None:
+    finding = {"signature": "state.scores", "knobs": ["scoring.declarer_rounding"], "message": "m"}
+    other = {"signature": "to_act[play]", "knobs": [], "message": "n"}
+    groups = diagnosis.groups([("a@p", [other, finding, finding], "", ""), ("b@p", [finding], "", ""),
+                               ("c@p", [], "timeout: x", "no reply to 'x' within 2 s")])
+    assert [(g["signature"], g["count"], g["first"]) for g in groups] == [
+        ("state.scores", 2, 1), ("timeout: x", 1, 1), ("to_act[play]", 1, 1)]
+    assert groups[1]["example"] == "c@p: no reply to 'x' within 2 s"
+
+
+# --- honest counts, document, stderr, partial implementations -----------------------------
+
+def test_the_report_validates_and_counts_not_declared_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_case(tmp_path / "c", "t/two", TWO_WRONG, profiles=["toy", "other", "third"])
+    report = tmp_path / "r.json"
+    assert main(["verify", "--cases", str(tmp_path / "c"), "--report", str(report), "--", *fake()]) == 1
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    assert data["not_declared"] == {"pairs": 2, "profiles": ["other", "third"]}
+    assert data["groups"][0]["signature"] == "state.scores" and data["groups"][0]["cases"] == ["t/two@toy"]
+    out = capsys.readouterr().out
+    assert "not declared: 2 pairs of 2 profiles" in out and "skipped" not in out
+    assert "root causes of 1 unexpected result" in out
+
+
+def test_every_implementation_receives_the_document(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/good", GOOD_STEPS)
+    (result,) = run(tmp_path, "list_needs_document", document=lambda profile: {"rules": {}})
+    assert result.outcome == "pass", result.message
+
+
+def test_the_stderr_tail_holds_only_what_the_case_wrote(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/a", [{"action": "play AS"}])
+    write_case(tmp_path, "t/b", [{"action": "play AS", "player": 0}])
+    first, second = run(tmp_path, "stderr_per_match")
+    assert second.outcome == "fail"
+    assert "match 2" in second.stderr_tail and "match 1" not in second.stderr_tail
+
+
+def test_a_partial_implementation_is_checked_on_the_rest(tmp_path: Path) -> None:
+    write_case(tmp_path, "t/partial", [
+        {"action": "play AS", "legal": ["play AS", "play KS", "play KS marriage"],
+         "events": [{"type": "trick_won", "player": 1}], "expect": {"scores": [0, 1, 0], "phase": "play"}},
+        {"action": "play KS marriage", "refused": "marriage_not_held"},
+        {"action": "play KS", "refused": "must_follow_suit"}])
+    write_case(tmp_path, "t/wrong", [{"action": "play AS", "expect": {"phase": "auction"}}])
+    partial, wrong = run(tmp_path, "partial")
+    assert partial.outcome == "pass" and partial.partial
+    assert set(partial.unchecked) == {"action marriage", "event trick_won", "legal actions marriage", "state scores"}
+    assert wrong.outcome == "fail"  # what it does support is still checked
+
+
+# --- issue 11's acceptance ----------------------------------------------------------------
+
+def test_the_must_beat_mutant_is_explained_by_one_group_naming_the_duty_to_beat(tmp_path: Path) -> None:
+    # polish's play cases and 40 generated polish deals, copied so that only they are loaded
+    cases, generated = tmp_path / "cases", tmp_path / "generated"
+    shutil.copytree(ROOT / "conformance" / "cases" / "polish" / "play", cases / "polish" / "play")
+    (generated / "polish").mkdir(parents=True)
+    for path in sorted((ROOT / "conformance" / "generated" / "polish").glob("0[0-3]*.yaml")):
+        shutil.copy(path, generated / "polish" / path.name)
+    report = tmp_path / "r.json"
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", "verify", "--profile", "polish",
+                           "--cases", str(cases), "--cases", str(generated), "--report", str(report), "--",
+                           sys.executable, "-m", "mutants.serve", "must-beat-missing"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr[-2000:]
+    data = json.loads(report.read_text())
+    jsonschema.validate(data, REPORT_SCHEMA)
+    top = data["groups"][0]
+    assert top["count"] >= 0.8 * data["unexpected"] and data["unexpected"] >= 5
+    assert "duty to beat" in top["signature"] and "play.must_beat" in top["knobs"]
