@@ -90,12 +90,13 @@ class AuctionRules:
     ceiling: str
     max_bid: int
     stop_at: int | None
-    opener_may_pass: bool
-    dealer_must_bid: bool
-    all_pass: str
-    pre_talon_max: int | None
-    barrel_min_bid: int | None
-    reentry: bool
+    # the knobs of the variant-axes work default to the behaviour before they existed
+    opener_may_pass: bool = False
+    dealer_must_bid: bool = False
+    all_pass: str = "opener_declares"
+    pre_talon_max: int | None = None
+    barrel_min_bid: int | None = None
+    reentry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ class TalonRules:
     shown_from_bid: int
     contract_raise: bool
     contract_ceiling_hand: str
-    contract_step: bool
+    contract_step: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,7 @@ class GivingUpRules:
     penalty_from: int | None
     limit: int | None
     on_barrel: bool
-    penalty_repeats: str
+    penalty_repeats: str = "each_from"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +131,9 @@ class PlayRules:
     must_trump: bool
     must_beat: bool
     must_overtrump: bool
-    overtrump_against: str
-    beat_after_trump: bool
-    must_undertrump: bool
+    overtrump_against: str = "anyone"
+    beat_after_trump: bool = False
+    must_undertrump: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +143,8 @@ class MarriageRules:
     first_trick: bool
     trump_from: str
     four_aces: int | None
-    last_trick: int | None
-    one_trump: bool
+    last_trick: int | None = None
+    one_trump: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +295,7 @@ def _giving_up(s: _Section) -> GivingUpRules:
     allowed = s.boolean("allowed")
     if not allowed:
         # the other knobs of a section that is off are inert; read what is there
-        return GivingUpRules(False, "give_up", "with_contract", "nothing", "fixed", 0, "exact", 1, 0, None, None, False, "each_from")
+        return GivingUpRules(False, "give_up", "with_contract", "nothing", "fixed", 0, "exact", 1, 0, None, None, False)
     return GivingUpRules(
         allowed=True,
         local_name=s.opt_choice("local_name", "give_up", "rospis", "concede", "bomb", "give_up"),

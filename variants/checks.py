@@ -228,6 +228,14 @@ def _pre_talon_max(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
+def _barrel_min_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+    auction = rules["auction"]
+    least, cap = auction["barrel_min_bid"], auction["pre_talon_max"]
+    if least is not None and cap is not None and least > cap:
+        return ("auction.barrel_min_bid", "auction.pre_talon_max"), f"barrel_min_bid {least} is above pre_talon_max {cap}: a player on the barrel could never bid"
+    return None
+
+
 CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _max_bid,
     _high_step,
@@ -243,6 +251,7 @@ CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _redeal_points,
     _contract_step,
     _pre_talon_max,
+    _barrel_min_bid,
 )
 
 
