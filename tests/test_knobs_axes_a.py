@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_engine_knobs import refusal
 from test_engine_support import document, engine, play_all
-from test_random_play import check_deal, initial_match, play_deal
+from test_random_play import initial_match, play_deals
 
 import variants
 from reference_impl import MatchState, Rules
@@ -273,13 +273,4 @@ def test_random_play_under_random_new_knob_values(name: str, values: dict[str, d
         values["giving_up"]["moment"] = "before_exchange"  # the profile check requires it
     rng = random.Random(seed)
     rules = Rules.from_document(document(name, **values))
-    state = MatchState(rules, initial_match(rules, rng))
-    dealer = rng.randrange(3)
-    for _ in range(2):
-        start = list(state.scores)
-        play_deal(state, dealer, rng)
-        check_deal(state, start)
-        if state.phase == "match_over":
-            break
-        assert state.next_dealer is not None
-        dealer = state.next_dealer
+    play_deals(MatchState(rules, initial_match(rules, rng)), rng, 2)
