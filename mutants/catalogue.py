@@ -751,3 +751,59 @@ def _tie_break() -> list[Patch]:
 
     return [wrap(deal_end, "_match_end", make)]
 
+
+
+# ================================================ variant axes: auction, talon, giving up, marriages, play
+# Mistakes about the knobs of the variant-axes work (opener_may_pass ... must_undertrump).
+
+knob_mutant("opener-pass-refused", "refuses the opener's first pass where auction.opener_may_pass allows it", "auction",
+            opener_may_pass=False)
+knob_mutant("all-pass-always-redeals", "redeals when all three pass even where the opener should play the opening bid "
+            "(ignores auction.all_pass)", "auction", all_pass="redeal")
+knob_mutant("dealer-may-always-pass", "lets the dealer pass after two passes (ignores auction.dealer_must_bid)", "auction",
+            dealer_must_bid=False)
+knob_mutant("barrel-min-bid-ignored", "lets a player on the barrel bid below auction.barrel_min_bid", "auction", barrel_min_bid=None)
+knob_mutant("reentry-ignored", "keeps a player who passed out of the auction after a new bid (ignores auction.reentry)", "auction",
+            reentry=False)
+knob_mutant("contract-step-invented", "asks for a contract where the winning bid is the contract (ignores talon.contract_step)",
+            "talon", contract_step=True)
+knob_mutant("talon-shown-to-all", "shows the talon to the table where only the declarer sees it (talon.shown: never)", "talon",
+            shown=lambda v: "always" if v == "never" else v)
+knob_mutant("give-up-penalty-on-every-later-one", "charges the give-up penalty on every give-up from the Nth on instead of every "
+            "Nth (ignores giving_up.penalty_repeats)", "giving_up", penalty_repeats="each_from")
+knob_mutant("marriage-one-trick-too-late", "accepts a marriage on the trick after marriages.last_trick (an off-by-one)",
+            "marriages", last_trick=lambda v: None if v is None else v + 1)
+knob_mutant("every-marriage-changes-trump", "lets a second marriage change the trump (ignores marriages.one_trump)", "marriages",
+            one_trump=False)
+knob_mutant("overtrump-owed-to-defenders", "makes a player overtrump a defender's trump too (ignores play.overtrump_against)",
+            "play", overtrump_against="anyone")
+knob_mutant("beat-ends-when-trumped", "drops the duty to beat once a trump wins the trick (ignores play.beat_after_trump)",
+            "play", beat_after_trump=False)
+knob_mutant("trump-always-owed", "owes a trump even when none held can win the trick (ignores play.must_undertrump: false)",
+            "play", must_undertrump=True)
+
+
+@mutant("pre-talon-cap-binds-the-contract", "applies auction.pre_talon_max to the contract too, as if it were max_bid",
+        "auction.pre_talon_max", "auction.max_bid")
+def _pre_talon_cap_binds_contract() -> list[Patch]:
+    def change(r: Rules) -> Rules:
+        cap = r.auction.pre_talon_max
+        if cap is None:
+            return r
+        return dataclasses.replace(r, auction=dataclasses.replace(r.auction, max_bid=min(r.auction.max_bid, cap)))
+
+    return [rules_tweak(change)]
+
+
+@mutant("half-bid-rounded-half-to-even", "rounds half the bid with round() (57.5 to 58) where half_bid_rounding is down",
+        "giving_up.half_bid_rounding")
+def _half_bid_half_to_even() -> list[Patch]:
+    def make(original: Callable[..., Fraction]) -> Any:
+        def gain(rules: Any, bid: int) -> Fraction:
+            if rules.defender_gain == "half_bid" and rules.half_bid_rounding == "down":
+                return Fraction(round(Fraction(bid, 2)))
+            return original(rules, bid)
+
+        return gain
+
+    return [wrap(deal_end, "give_up_defender_gain", make)]

@@ -90,6 +90,13 @@ class AuctionRules:
     ceiling: str
     max_bid: int
     stop_at: int | None
+    # the knobs of the variant-axes work default to the behaviour before they existed
+    opener_may_pass: bool = False
+    dealer_must_bid: bool = False
+    all_pass: str = "opener_declares"
+    pre_talon_max: int | None = None
+    barrel_min_bid: int | None = None
+    reentry: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +105,7 @@ class TalonRules:
     shown_from_bid: int
     contract_raise: bool
     contract_ceiling_hand: str
+    contract_step: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +122,7 @@ class GivingUpRules:
     penalty_from: int | None
     limit: int | None
     on_barrel: bool
+    penalty_repeats: str = "each_from"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +131,9 @@ class PlayRules:
     must_trump: bool
     must_beat: bool
     must_overtrump: bool
+    overtrump_against: str = "anyone"
+    beat_after_trump: bool = False
+    must_undertrump: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +143,8 @@ class MarriageRules:
     first_trick: bool
     trump_from: str
     four_aces: int | None
+    last_trick: int | None = None
+    one_trump: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +269,12 @@ def _auction(s: _Section) -> AuctionRules:
         ceiling=s.choice("ceiling", "marriages_held", "none"),
         max_bid=s.integer("max_bid"),
         stop_at=s.opt_int("stop_at"),
+        opener_may_pass=s.boolean("opener_may_pass"),
+        dealer_must_bid=s.boolean("dealer_must_bid"),
+        all_pass=s.choice("all_pass", "opener_declares", "redeal"),
+        pre_talon_max=s.opt_int("pre_talon_max"),
+        barrel_min_bid=s.opt_int("barrel_min_bid"),
+        reentry=s.boolean("reentry"),
     )
     if rules.bid_step <= 0 or (rules.high_bid_step is not None and rules.high_bid_step <= 0):
         raise RulesError(f"rules.auction.bid_step: expected a positive step, got {rules.bid_step}")
@@ -263,10 +283,11 @@ def _auction(s: _Section) -> AuctionRules:
 
 def _talon(s: _Section) -> TalonRules:
     return TalonRules(
-        shown=s.choice("shown", "always", "from_bid"),
+        shown=s.choice("shown", "always", "from_bid", "never"),
         shown_from_bid=s.opt_int("shown_from_bid") or 0,
         contract_raise=s.boolean("contract_raise"),
         contract_ceiling_hand=s.choice("contract_ceiling_hand", "kept_hand", "hand_with_talon", "auction_hand"),
+        contract_step=s.boolean("contract_step"),
     )
 
 
@@ -282,12 +303,13 @@ def _giving_up(s: _Section) -> GivingUpRules:
         declarer_loses=s.choice("declarer_loses", "winning_bid", "nothing"),
         defender_gain=s.choice("defender_gain", "half_bid", "fixed"),
         defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
-        half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", "exact", "up_to_5"),
+        half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", "exact", "up_to_5", "down"),
         defenders_paid_from=s.opt_int("defenders_paid_from") or 1,
         penalty=s.opt_int("penalty") or 0,
         penalty_from=s.opt_int("penalty_from"),
         limit=s.opt_int("limit"),
         on_barrel=s.boolean("on_barrel"),
+        penalty_repeats=s.choice("penalty_repeats", "each_from", "every_nth"),
     )
 
 
@@ -297,6 +319,9 @@ def _play(s: _Section) -> PlayRules:
         must_trump=s.boolean("must_trump"),
         must_beat=s.boolean("must_beat"),
         must_overtrump=s.boolean("must_overtrump"),
+        overtrump_against=s.choice("overtrump_against", "anyone", "declarer"),
+        beat_after_trump=s.boolean("beat_after_trump"),
+        must_undertrump=s.boolean("must_undertrump"),
     )
 
 
@@ -313,6 +338,8 @@ def _marriages(s: _Section) -> MarriageRules:
         first_trick=s.boolean("first_trick"),
         trump_from=s.choice("trump_from", "this_trick", "next_trick"),
         four_aces=s.opt_int("four_aces"),
+        last_trick=s.opt_int("last_trick"),
+        one_trump=s.boolean("one_trump"),
     )
 
 

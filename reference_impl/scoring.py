@@ -46,6 +46,8 @@ def give_up_defender_gain(rules: GivingUpRules, bid: int) -> Fraction:
     half = Fraction(bid, 2)
     if rules.half_bid_rounding == "up_to_5":
         return Fraction(-((-half) // 5) * 5)  # ceiling to the next multiple of 5
+    if rules.half_bid_rounding == "down":
+        return Fraction(half.numerator // half.denominator)  # a half point is dropped: 115 pays 57
     return half
 
 
@@ -53,7 +55,9 @@ def give_up_declarer_loss(rules: GivingUpRules, bid: int, count: int) -> Fractio
     """What the declarer loses for the ``count``-th give-up of the match (a positive number)."""
     loss = Fraction(bid) if rules.declarer_loses == "winning_bid" else Fraction(0)
     if rules.penalty_from is not None and count >= rules.penalty_from:
-        loss += rules.penalty
+        # each_from: every give-up from the penalty_from-th on; every_nth: the penalty_from-th, twice that...
+        if rules.penalty_repeats == "each_from" or count % rules.penalty_from == 0:
+            loss += rules.penalty
     return loss
 
 

@@ -393,7 +393,30 @@ class MatchState:
             return illegal("bid_jump_not_allowed", f"the only raise is to {self._next_on_grid(self.high_bid)}")
         if a.stop_at is not None and amount > a.stop_at and (self.high_bid is None or self.high_bid < a.stop_at):
             return illegal("bid_past_stop", f"the auction must stand at {a.stop_at} before anyone bids above it")
+        if a.pre_talon_max is not None and amount > a.pre_talon_max:
+            return illegal("bid_above_pre_talon_max", f"no bid above {a.pre_talon_max} before the talon is seen (the contract may go higher)")
+        minimum = self._barrel_minimum(player)
+        if minimum is not None and amount < minimum:
+            return illegal("bid_below_barrel_minimum", f"a player on the barrel bids at least {minimum}")
         return self._limit_refusal(amount, self.hands[player], "bid_needs_marriage", "bid_above_ceiling")
+
+    def _barrel_minimum(self, player: int) -> int | None:
+        """``auction.barrel_min_bid`` for a player on the barrel; a forced opening bid stays exempt
+        (the opener's first bid is then fixed, so a minimum above it would leave no action)."""
+        a = self.rules.auction
+        if a.barrel_min_bid is None or not self.rules.barrel.enabled or not self.barrel[player].on:
+            return None
+        if self.high_bid is None and a.opening == "forced":
+            return None
+        return a.barrel_min_bid
+
+    def _may_pass(self, player: int) -> bool:
+        """A pass is always legal once someone has bid; before that only where the opener may pass,
+        and never for the last player left when ``dealer_must_bid`` forces the dealer's bid."""
+        a = self.rules.auction
+        if self.high_bid is not None:
+            return True
+        return a.opener_may_pass and not (a.dealer_must_bid and sum(self.passed) == 2)
 
     def _limit_top(self, hand: Sequence[Card]) -> int:
         """The highest amount the marriage rule, the ceiling and ``max_bid`` allow on a hand."""
@@ -420,7 +443,10 @@ class MatchState:
         assert player is not None
         a = self.rules.auction
         first = a.opening_bid if self.high_bid is None else self._next_on_grid(self.high_bid)
-        actions = [] if self.high_bid is None else ["pass"]
+        minimum = self._barrel_minimum(player)
+        while minimum is not None and first < minimum:
+            first = self._next_on_grid(first)
+        actions = ["pass"] if self._may_pass(player) else []
         if self._bid_refusal(player, first) is not None:
             return actions  # every limit is monotone: nothing higher is legal either
         if a.raise_ == "one_step" or (self.high_bid is None and a.opening == "forced"):
@@ -428,13 +454,17 @@ class MatchState:
         top = self._limit_top(self.hands[player])
         if a.stop_at is not None and (self.high_bid is None or self.high_bid < a.stop_at):
             top = min(top, a.stop_at)
+        if a.pre_talon_max is not None:
+            top = min(top, a.pre_talon_max)
         return actions + [f"bid {amount}" for amount in self._grid(first, top)]
 
     def _bid(self, action: Bid | Pass, events: list[Event]) -> None:
         player = self.to_act
         assert player is not None
         if isinstance(action, Pass):
-            if self.high_bid is None:
+            if not self._may_pass(player):
+                if self.rules.auction.opener_may_pass:
+                    raise illegal("dealer_must_bid", "both other players passed: the dealer must bid")
                 raise illegal("opener_must_bid", "the opener may not pass first")
             self.passed[player] = True
             self.auction.append((player, "pass"))
@@ -445,13 +475,28 @@ class MatchState:
             self.high_bid = action.amount
             self.high_bidder = player
             self.auction.append((player, str(action)))
-        if sum(self.passed) == 2:
+            if self.rules.auction.reentry:
+                # a new bid reopens the auction to everyone who passed before it
+                self.passed = [False, False, False]
+        if sum(self.passed) == 3:
+            self._all_passed(events)
+            return
+        if sum(self.passed) == 2 and self.high_bid is not None:
             self._win_auction(events)
             return
         nxt = (player + 1) % 3
         while self.passed[nxt]:
             nxt = (nxt + 1) % 3
         self.to_act = nxt
+
+    def _all_passed(self, events: list[Event]) -> None:
+        """Nobody bid (possible only where the opener may pass): ``auction.all_pass`` decides."""
+        if self.rules.auction.all_pass == "redeal":
+            self._end_with_redeal("all_passed", None, events)
+            return
+        self.high_bid = self.rules.auction.opening_bid
+        self.high_bidder = self.opener
+        self._win_auction(events)
 
     def _win_auction(self, events: list[Event]) -> None:
         """Ruling 2: the last bidder is declarer; the talon joins the declarer's hand."""
@@ -461,7 +506,7 @@ class MatchState:
         self.declarer = declarer
         events.append({"type": "auction_won", "player": declarer, "bid": bid})
         t = self.rules.talon
-        if t.shown == "always" or bid >= t.shown_from_bid:
+        if t.shown == "always" or (t.shown == "from_bid" and bid >= t.shown_from_bid):
             self.talon_shown = True
             events.append({"type": "talon_revealed", "cards": [c.code for c in self.talon]})
         self.auction_hand = list(self.hands[declarer])
@@ -508,6 +553,10 @@ class MatchState:
         self.hands[left] = sorted_cards(self.hands[left] + [action.left])
         self.hands[right] = sorted_cards(self.hands[right] + [action.right])
         self.phase = "contract"
+        if not self.rules.talon.contract_step:
+            # no contract step: the winning bid is the contract, fixed as the cards are given
+            assert self.high_bid is not None
+            self._fix_contract(self.high_bid, events)
 
     def _ceiling_hand(self) -> list[Card]:
         which = self.rules.talon.contract_ceiling_hand
@@ -544,6 +593,9 @@ class MatchState:
         refusal = self._contract_refusal(amount)
         if refusal is not None:
             raise refusal
+        self._fix_contract(amount, events)
+
+    def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
         events.append({"type": "contract_fixed", "player": self.declarer, "contract": amount})
         self._open_window("after_exchange", events)
@@ -581,23 +633,36 @@ class MatchState:
         led = self.trick[0][1].suit
         same = [c for c in hand if c.suit == led]
         if same:
-            return (p.must_beat and self._beating(same, led)) or same
+            return (p.must_beat and self._beating(same, led, p.beat_after_trump)) or same
         trump = self.trump
         if trump is not None and p.must_trump:
             trumps = [c for c in hand if c.suit == trump]
             if trumps:
-                return (p.must_overtrump and self._beating(trumps, trump)) or trumps
+                higher = self._beating(trumps, trump)
+                if p.must_overtrump and (p.overtrump_against == "anyone" or self._winning()[0] == self.declarer):
+                    trumps = higher or trumps
+                if not higher and not p.must_undertrump and self._winning()[1].suit == trump:
+                    return hand  # no trump held can win: a lower trump is not owed
+                return trumps
         return hand
 
-    def _beating(self, cards: list[Card], suit: str) -> list[Card]:
-        """The cards that beat the trick's winning card when that card is of ``suit`` (else none)."""
+    def _beating(self, cards: list[Card], suit: str, past_trump: bool = False) -> list[Card]:
+        """The cards that beat the trick's winning card when that card is of ``suit`` (else none);
+        with ``past_trump`` (``play.beat_after_trump``) the highest card of ``suit`` in the trick
+        is to be beaten even when a trump wins the trick."""
         best = self._winning()[1]
         if best.suit != suit:
-            return []
+            if not past_trump:
+                return []
+            best = max((c for _, c in self.trick if c.suit == suit), key=lambda c: c.strength)
         return [c for c in cards if c.strength > best.strength]
 
     def _can_declare(self) -> bool:
-        return self.trick_number != 1 or self.rules.marriages.first_trick
+        m = self.rules.marriages
+        assert self.trick_number is not None
+        if m.last_trick is not None and self.trick_number > m.last_trick:
+            return False
+        return self.trick_number != 1 or m.first_trick
 
     def _legal_plays(self) -> list[str]:
         player = self.to_act
@@ -651,6 +716,8 @@ class MatchState:
         if self.trick:
             return illegal("marriage_not_on_lead", "only the player on lead declares")
         if not self._can_declare():
+            if self.trick_number != 1:
+                return illegal("marriage_too_late", f"no declaration after trick {m.last_trick}")
             return illegal("marriage_on_first_trick", "no declaration on the first trick")
         return None
 
@@ -686,8 +753,11 @@ class MatchState:
         if action.declare != "marriage" and not automatic:
             return
         suit = c.suit
+        first = not any(self.marriages)
         self.marriages[player].append(suit)
         events.append({"type": "marriage_declared", "player": player, "suit": suit, "points": m.values[suit]})
+        if m.one_trump and not first:
+            return  # marriages.one_trump: only the deal's first marriage names the trump
         if m.trump_from == "this_trick":
             self.trump = suit
             events.append({"type": "trump_changed", "suit": suit})

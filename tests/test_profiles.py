@@ -163,6 +163,10 @@ def test_list_profiles_gives_titles_status_and_options() -> None:
     assert [option.name for option in listing["skill-games"].options] == ["no-barrel", "no-dump-truck"]
     assert [option.name for option in listing["classic"].options] == [
         "four-aces", "half-bid-give-up", "no-zero-penalty", "barrel-850", "barrel-870", "barrel-900", "dump", "weak-talon",
+        # the table agreements of the variant-axes work
+        "opener-may-pass", "all-pass-redeal", "forced-dealer-bid", "pre-talon-cap", "barrel-min-bid", "reentry",
+        "no-contract-step", "give-up-streak", "half-bid-rounded-down", "talon-to-declarer-only", "marriages-to-trick-6",
+        "one-trump", "free-discard-under-trump", "overtrump-declarer-only", "strict-overtake",
     ]
     assert all(info.title for info in listing.values())
 
@@ -171,7 +175,7 @@ def test_list_profiles_gives_titles_status_and_options() -> None:
     ("name", "message"),
     [
         ("clasic", "unknown profile 'clasic'; did you mean 'classic'?"),
-        ("classic+no-such", "unknown option 'no-such' for profile 'classic'; available options: barrel-850"),
+        ("classic+no-such", "unknown option 'no-such' for profile 'classic'; available options: all-pass-redeal, barrel-850"),
         ("gambler-club+dump", "unknown option 'dump' for profile 'gambler-club'; available options: none"),
         ("classic+dump+dump", "option 'dump' is given twice"),
         ("../classic", "invalid name part '../classic'"),

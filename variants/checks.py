@@ -214,6 +214,28 @@ def _dump_score(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
+def _contract_step(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+    giving_up = rules["giving_up"]
+    if not rules["talon"]["contract_step"] and giving_up["allowed"] and giving_up["moment"] == "with_contract":
+        return ("talon.contract_step", "giving_up.moment"), "without a contract step there is no moment 'with_contract' to give up: set giving_up.moment: before_exchange"
+    return None
+
+
+def _pre_talon_max(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+    cap = rules["auction"]["pre_talon_max"]
+    if cap is not None and not legal_bid(rules, cap):
+        return ("auction.pre_talon_max", "auction.bid_step", "auction.opening_bid", "auction.max_bid"), f"pre_talon_max {cap} is not a legal bid amount (opening_bid, then multiples of bid_step, up to max_bid)"
+    return None
+
+
+def _barrel_min_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+    auction = rules["auction"]
+    least, cap = auction["barrel_min_bid"], auction["pre_talon_max"]
+    if least is not None and cap is not None and least > cap:
+        return ("auction.barrel_min_bid", "auction.pre_talon_max"), f"barrel_min_bid {least} is above pre_talon_max {cap}: a player on the barrel could never bid"
+    return None
+
+
 CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _max_bid,
     _high_step,
@@ -227,6 +249,9 @@ CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _lock_max,
     _dump_score,
     _redeal_points,
+    _contract_step,
+    _pre_talon_max,
+    _barrel_min_bid,
 )
 
 
