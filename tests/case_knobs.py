@@ -51,6 +51,8 @@ def in_process() -> Ask:
             return server.handlers[command](fields)
         except (ProtocolError, EngineError) as exc:
             return {"errored": {"message": str(exc)}}
+        except Exception as exc:  # noqa: BLE001 - as the server: an odd knob mix answers `errored`, never crashes the test
+            return {"errored": {"message": f"internal error: {type(exc).__name__}: {exc}"}}
 
     return ask
 
