@@ -8,6 +8,7 @@ subprocess). Run ``python -m conformance.generate`` first, then this script.
 
     python tests/case_knobs.py [--check] [FOLDER]     # generated: the list is exactly the computed one
     python tests/case_knobs.py --add conformance/cases  # hand-written: add what is missing, keep the rest
+    python tests/case_knobs.py --weak conformance/cases # knobs a case names that no single change shows
 """
 
 from __future__ import annotations
@@ -93,19 +94,27 @@ def main(argv: list[str] | None = None) -> int:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--check", action="store_true", help="fail if any knobs list is not exactly the computed one")
     mode.add_argument("--add", action="store_true", help="add the missing knobs, keep the listed ones (hand-written cases)")
+    mode.add_argument("--weak", action="store_true",
+                      help="list the knobs a case names that no single change shows (a case that may not test what it says)")
     parser.add_argument("folder", nargs="?", type=Path, default=GENERATED_DIR)
     args = parser.parse_args(argv)
     started, ask, stale = time.perf_counter(), in_process(), []
     cases = [item for item in discover([args.folder]) if isinstance(item, Transcript)]
     for case in cases:
         computed = case_knobs(case, ask)
+        if args.weak:
+            named = [knob for knob in case.knobs if knob not in computed]
+            if named:
+                stale.append(case.path)
+                print(f"{case.id}: {', '.join(named)}")
+            continue
         wanted = list(case.knobs) + [k for k in computed if k not in case.knobs] if args.add else computed
         if wanted != list(case.knobs):
             stale.append(case.path)
             if not args.check:
                 case.path.write_text(with_knobs(case.path.read_text(encoding="utf-8"), wanted), encoding="utf-8")
     seconds = time.perf_counter() - started
-    verb = "out of date" if args.check else "rewritten"
+    verb = "with knobs no change shows" if args.weak else "out of date" if args.check else "rewritten"
     print(f"{len(cases)} transcripts, {len(stale)} knobs lists {verb}, {seconds:.1f} s")
     for path in stale[:20] if args.check else []:
         print(f"  {path}", file=sys.stderr)
