@@ -8,6 +8,11 @@ seeded choice among the sorted legal actions picks every action. Each deal is wr
 ``conformance/generated/<profile>/<nnn>.yaml`` with its legal sets and the state after the
 deal. ``--check`` plays them again in memory and fails if any file differs or is missing.
 
+The ``knobs:`` line is written empty: the knobs that decide a deal are found by changing
+each knob alone and replaying the deal, which needs the reference in-process (conformance
+never imports it). After writing, run ``python tests/case_knobs.py`` to fill the lines
+(``--check`` there checks them); the check here ignores them.
+
 Generated transcripts are checked against the hand-written ones, never the other way
 round: before writing, the implementation must pass every hand-written case
 (``thousand verify --cases conformance/cases``); otherwise nothing is written.
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +38,7 @@ RANKS = ("A", "10", "K", "Q", "J", "9")
 DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)  # the state's sort order
 ENDING_EVENTS = {"deal_scored", "redeal", "match_won", "match_drawn"}
 MAX_STEPS = 200  # a deal has far fewer actions; guards against an engine that never ends one
+KNOBS_FIELD = re.compile(r"^knobs:[^\n]*(?:\n[ -][^\n]*)*", re.MULTILINE)  # the line and its continuations
 EXPECTED_FIELDS = ("phase", "declarer", "contract", "trump", "tricks_won", "card_points", "marriages",
                    "deal_result", "scores", "bolts", "give_ups", "barrel", "winner")
 
@@ -161,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    print(f"wrote {len(files)} transcripts to {args.out}")
+    print(f"wrote {len(files)} transcripts to {args.out}; now run python tests/case_knobs.py to fill their knobs")
     return 0
 
 
@@ -174,13 +181,18 @@ def passes_hand_written_cases(command: Sequence[str]) -> bool:
     return run.returncode == 0
 
 
+def _without_knobs(text: str) -> str:
+    """The text without its knobs field, which tests/case_knobs.py fills and checks."""
+    return KNOBS_FIELD.sub("knobs: []", text, count=1)
+
+
 def check(files: dict[Path, str], folder: Path) -> int:
     problems = []
     for relative, text in sorted(files.items()):
         path = folder / relative
         if not path.is_file():
             problems.append(f"missing: {path}")
-        elif path.read_text(encoding="utf-8") != text:
+        elif _without_knobs(path.read_text(encoding="utf-8")) != _without_knobs(text):
             problems.append(f"differs: {path}")
     for problem in problems:
         print(problem, file=sys.stderr)

@@ -1,6 +1,6 @@
 """Every worked example of the seeds, with the seed's own numbers.
 
-Listed in the digest (shared/research/rules-sources.md, "Worked examples in the seeds").
+Each worked example of a seed source (spec/sources.yaml) becomes a transcript; this lists them.
 Scoring examples drive the end-of-deal scoring with the seed's card points; play and
 auction examples play real deals.
 """
