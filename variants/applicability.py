@@ -1,7 +1,8 @@
 """Which knobs of a resolved profile can change an outcome, and which are inert there.
 
 The profile schema annotates a knob with ``x-applies-when``: a list of alternatives, each
-a mapping of other knobs to the value they must have (or ``{"not": value}``). A knob
+a mapping of other knobs to the value they must have (or ``{"not": value}``, or, for a
+list-valued knob, ``{"any_item": {field: value}}``: some item has those fields). A knob
 whose alternatives all fail is inert under that profile (``giving_up.penalty`` while
 ``penalty_from`` is null): no transcript can show its value, so coverage does not ask for
 one. ``x-display-only`` marks a knob that changes only what is shown.
@@ -19,6 +20,9 @@ def _holds(profile: ResolvedProfile, knob: str, wanted: Any) -> bool:
     actual = profile.value(knob)
     if isinstance(wanted, dict) and set(wanted) == {"not"}:
         return bool(actual != wanted["not"])
+    if isinstance(wanted, dict) and set(wanted) == {"any_item"}:
+        fields = wanted["any_item"]
+        return any(isinstance(item, dict) and all(item.get(k) == v for k, v in fields.items()) for item in actual or [])
     return bool(actual == wanted)
 
 
@@ -27,6 +31,9 @@ def _describe(alternative: dict[str, Any]) -> str:
     for knob, wanted in alternative.items():
         if isinstance(wanted, dict) and set(wanted) == {"not"}:
             parts.append(f"{knob} is not {_show(wanted['not'])}")
+        elif isinstance(wanted, dict) and set(wanted) == {"any_item"}:
+            fields = ", ".join(f"{k} {_show(v)}" for k, v in wanted["any_item"].items())
+            parts.append(f"{knob} has an item with {fields}")
         else:
             parts.append(f"{knob} is {_show(wanted)}")
     return " and ".join(parts)
