@@ -23,7 +23,7 @@ def _holds(profile: ResolvedProfile, knob: str, wanted: Any) -> bool:
     if isinstance(wanted, dict) and set(wanted) == {"not"}:
         return bool(actual != wanted["not"])
     if isinstance(wanted, dict) and set(wanted) in ({"any_item"}, {"no_item"}):
-        fields = wanted.get("any_item", wanted.get("no_item"))
+        fields: dict[str, Any] = wanted["any_item"] if "any_item" in wanted else wanted["no_item"]
         found = any(isinstance(item, Mapping) and all(item.get(k) == v for k, v in fields.items()) for item in actual or ())
         return found if "any_item" in wanted else not found
     return bool(actual == wanted)
@@ -36,7 +36,8 @@ def _describe(alternative: dict[str, Any]) -> str:
             parts.append(f"{knob} is not {_show(wanted['not'])}")
         elif isinstance(wanted, dict) and set(wanted) in ({"any_item"}, {"no_item"}):
             kind = "has an item" if "any_item" in wanted else "has no item"
-            fields = ", ".join(f"{k} {_show(v)}" for k, v in wanted.get("any_item", wanted.get("no_item")).items())
+            item: dict[str, Any] = wanted["any_item"] if "any_item" in wanted else wanted["no_item"]
+            fields = ", ".join(f"{k} {_show(v)}" for k, v in item.items())
             parts.append(f"{knob} {kind} with {fields}")
         else:
             parts.append(f"{knob} is {_show(wanted)}")
