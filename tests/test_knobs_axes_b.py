@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_engine_support import barrel_match, document, engine, fill_deal, play_all, scored, types
-from test_random_play import initial_match, play_deal
+from test_random_play import play_match
 
 import variants
 from conformance.transcripts import CASES_DIR, load
@@ -299,42 +299,9 @@ def knob_combination(draw: st.DrawFn) -> dict[str, Any]:
     return rules
 
 
-def check_deal(state: MatchState, start: list[Fraction]) -> None:
-    """The invariants of test_random_play that hold under every knob value."""
-    result = state.deal_result
-    assert result is not None
-    assert [Fraction(str(x)) for x in result["deltas"]] == [state.scores[p] - start[p] for p in range(3)]
-    obs = state.observation()
-    if result["kind"] == "played":
-        assert sum(obs["card_points"]) == 120 and sum(obs["tricks_won"]) == 8
-        assert all(not hand for hand in obs["hands"])
-    elif result["kind"] == "redeal":
-        assert state.scores == start
-    barrel, target = state.rules.barrel, state.rules.match_end.target
-    if barrel.enabled:
-        for p in range(3):
-            if state.barrel[p].on:
-                assert barrel.threshold <= state.scores[p] < target
-                if barrel.arrival_cap == "capped":
-                    assert state.scores[p] == barrel.threshold
-            else:
-                assert not barrel.threshold < state.scores[p] < target, f"seat {p} at {state.scores[p]} inside the barrel band"
-    assert (state.winner is None) or state.phase == "match_over"
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=knob_combination(), seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_play_under_random_knobs(rules: dict[str, Any], seed: int) -> None:
     assume(all(check(rules) is None for check in CONSISTENCY_CHECKS))  # what the validator refuses
     parsed = Rules.from_document({"profile": "random", "rules": rules})
-    rng = random.Random(seed)
-    state = MatchState(parsed, initial_match(parsed, rng))
-    dealer = rng.randrange(3)
-    for _ in range(2):
-        start = list(state.scores)
-        play_deal(state, dealer, rng)
-        check_deal(state, start)
-        if state.phase == "match_over":
-            break
-        assert state.next_dealer is not None
-        dealer = state.next_dealer
+    play_match(parsed, random.Random(seed), deals=2)  # test_random_play's invariants, checked after every deal
