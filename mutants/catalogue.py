@@ -807,3 +807,74 @@ def _half_bid_half_to_even() -> list[Patch]:
         return gain
 
     return [wrap(deal_end, "give_up_defender_gain", make)]
+# ================================================ variant axes of issue 12, part B
+# Scoring, bolts, barrel, match end and redeals knobs added with the variant axes; each
+# mutant is a realistic way to get one of them wrong (most often: not reading it at all).
+
+knob_mutant("declarer-scores-ignored", "scores the contract where scoring.declarer_scores says the total", "scoring",
+            declarer_scores="contract")
+knob_mutant("failed-contract-split-paid-in-full", "pays each defender the whole failed contract where it is to be split",
+            "scoring", failed_contract_points=lambda v: "each_defender" if v == "split_among_defenders" else v)
+knob_mutant("failed-contract-points-ignored", "pays the defenders nothing from a failed contract (ignores scoring.failed_contract_points)",
+            "scoring", failed_contract_points="lost")
+knob_mutant("declarer-bolt-ignored", "gives bolts to defenders only where bolts.declarer says the declarer too", "bolts",
+            declarer=False)
+knob_mutant("barrel-failure-always-leaves", "ends the barrel visit on a failed contract where barrel.failed_contract says stay",
+            "barrel", failed_contract="leave")
+knob_mutant("barrel-always-capped", "caps every score on the barrel where barrel.arrival_cap says uncapped", "barrel",
+            arrival_cap="capped")
+knob_mutant("barrel-win-by-contract-only", "wins from the barrel only by a made contract (ignores barrel.win_by)", "barrel",
+            win_by="made_contract")
+knob_mutant("barrel-crowding-always-knocks-off", "always knocks the occupants off a full barrel (ignores barrel.crowding)",
+            "barrel", crowding="knock_off_occupants")
+knob_mutant("barrel-arrivals-all-fall-back", "sends every arrival back when there are too many (ignores barrel.arrivals_over_limit)",
+            "barrel", arrivals_over_limit="all_fall_back")
+knob_mutant("past-the-target-always-wins", "lets a score past the target win where match_end.over_target says exact only",
+            "match_end", over_target="reach")
+knob_mutant("tie-break-always-declarer", "settles every shared finish for the declarer, else the highest (ignores the other tie_break values)",
+            "match_end", tie_break="declarer_then_highest")
+
+
+@mutant("four-nines-bonus-ignored", "never scores the four-nines bonus", "redeals.four_nines_bonus")
+def _nines_bonus_ignored() -> list[Patch]:
+    return [knob("redeal_timing", four_nines_bonus=None)]
+
+
+@mutant("claim-always-after-contract", "opens the after-exchange claim window after the contract whatever the knob says",
+        "redeals.after_exchange_window")
+def _claim_after_contract() -> list[Patch]:
+    return [knob("redeal_timing", after_exchange_window="after_contract")]
+
+
+@mutant("half-capture-counts-own-cards", "pays the half-marriage bonus also for the trick winner's own kings and queens",
+        "marriages.half_capture_bonus")
+def _half_capture_own() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def bonuses(self: MatchState, winner: int, events: Events) -> None:
+            original(self, winner, events)
+            half = self.rules.marriages.half_capture_bonus
+            declared = {suit for suits in self.marriages for suit in suits}
+            if half is not None:
+                for player, c in self.trick:
+                    if player == winner and c.rank in ("K", "Q") and c.suit not in declared:
+                        self._bonus(winner, "half_marriage", half, events)
+
+        return bonuses
+
+    return [wrap(MatchState, "_trick_bonuses", make)]
+
+
+knob_mutant("last-trick-bonus-ignored", "never adds play.last_trick_bonus for the eighth trick", "play", last_trick_bonus=None)
+
+
+@mutant("bolt-penalty-keeps-the-barrel", "keeps a player on the barrel whose bolt penalty drops the score below it",
+        "bolts.on_barrel")
+def _bolt_keeps_barrel() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def leave(state: MatchState, p: int, reason: str, penalty: int, events: Events) -> None:
+            if reason != "dropped_below":
+                original(state, p, reason, penalty, events)
+
+        return leave
+
+    return [wrap(deal_end, "_leave", make)]

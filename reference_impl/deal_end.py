@@ -9,7 +9,7 @@ the scoring with the deal's whole change (``deltas``) and the new ``scores``, an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
@@ -27,8 +27,9 @@ class DealOutcome:
     declarer: int
     contract: int  # the contract played, or the winning bid given up
     made: bool
-    points: list[Number]  # raw totals: card points + declarations
+    points: list[Number]  # raw totals: card points + declarations + bonuses
     occupants: list[int]  # on the barrel when the deal began
+    barrel_winners: list[int] = field(default_factory=list)  # left the barrel with reason won
 
 
 def score_played(state: MatchState, events: list[Event]) -> None:
@@ -37,16 +38,38 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     assert declarer is not None and contract is not None
     marriages = state.rules.marriages.values
     points: list[Number] = [
-        state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p] for p in range(3)
+        state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p] + state.bonus_points[p]
+        for p in range(3)
     ]
     scoring = state.rules.scoring
-    made = round_score(points[declarer], scoring.declarer_rounding) >= contract
+    total = round_score(points[declarer], scoring.declarer_rounding)
+    made = total >= contract
     outcome = DealOutcome("played", declarer, contract, made, points, _occupants(state))
     deltas = [Fraction(0)] * 3
-    deltas[declarer] = Fraction(contract if made else -contract)
+    deltas[declarer] = _declarer_result(state, outcome, total)
+    share = Fraction(0) if made else _failed_contract_share(scoring.failed_contract_points, contract)
     for p in _defenders(declarer):
-        deltas[p] = _defending(state, p, round_score(points[p], scoring.defender_rounding))
+        deltas[p] = _defending(state, p, round_score(points[p], scoring.defender_rounding) + share)
     _finish(state, outcome, deltas, events)
+
+
+def _declarer_result(state: MatchState, outcome: DealOutcome, total: Fraction) -> Fraction:
+    """+contract (or the total, per scoring.declarer_scores) when made, else -contract.
+
+    barrel.failed_contract: stay keeps a failing occupant's score where it is.
+    """
+    if outcome.made:
+        return total if state.rules.scoring.declarer_scores == "total" else Fraction(outcome.contract)
+    if outcome.declarer in outcome.occupants and state.rules.barrel.failed_contract == "stay":
+        return Fraction(0)
+    return Fraction(-outcome.contract)
+
+
+def _failed_contract_share(kind: str, contract: int) -> Fraction:
+    """What each defender gains from a failed contract (scoring.failed_contract_points)."""
+    if kind == "split_among_defenders":
+        return Fraction(contract, 2)
+    return Fraction(contract) if kind == "each_defender" else Fraction(0)
 
 
 def score_given_up(state: MatchState, events: list[Event]) -> None:
@@ -86,6 +109,7 @@ def _defending(state: MatchState, player: int, gain: Fraction) -> Fraction:
 def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Fraction], events: list[Event]) -> None:
     for p in range(3):
         state.scores[p] += deltas[p]
+    _nines_bonus(state, events)
     _bolts(state, outcome, events)
     if state.rules.barrel.enabled:
         _barrel_occupants(state, outcome, events)
@@ -114,6 +138,16 @@ def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Fraction], eve
     _match_end(state, outcome, events)
 
 
+def _nines_bonus(state: MatchState, events: list[Event]) -> None:
+    """redeals.four_nines_bonus: the holder of the four nines as dealt scores it (step 1)."""
+    bonus = state.rules.redeal_timing.four_nines_bonus
+    holder = state.nines_holder
+    if bonus is None or holder is None:
+        return
+    state.scores[holder] += bonus
+    events.append({"type": "bonus", "player": holder, "kind": "four_nines", "points": bonus})
+
+
 # ---------------------------------------------------------------- step 2: bolts
 
 
@@ -121,7 +155,10 @@ def _bolts(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None
     rules = state.rules.bolts
     if not rules.enabled or (outcome.kind == "given_up" and not rules.in_give_up_deal):
         return
-    for p in _defenders(outcome.declarer):
+    players = list(_defenders(outcome.declarer))
+    if rules.declarer and outcome.kind == "played":
+        players.insert(0, outcome.declarer)
+    for p in players:
         if p in outcome.occupants and not rules.on_barrel:
             continue
         zero = outcome.points[p] == 0 if rules.zero == "zero_points" else state.tricks_won[p] == 0
@@ -152,28 +189,53 @@ def _leave(state: MatchState, p: int, reason: str, penalty: int, events: list[Ev
 
 def _eligible(state: MatchState, outcome: DealOutcome, p: int) -> bool:
     """May this player win the match with this deal's score?"""
+    if p in outcome.barrel_winners:
+        return True
     if p == outcome.declarer:
         return outcome.made
     return state.rules.match_end.defenders_can_win
 
 
+def _reaches(state: MatchState, score: Fraction) -> bool:
+    """Does the score win by its size (match_end.over_target: reach, or exactly the target)?"""
+    target = state.rules.match_end.target
+    return score == target if state.rules.match_end.over_target == "exact_only" else score >= target
+
+
+def _capped(state: MatchState, score: Fraction) -> Fraction:
+    """A score on the barrel per barrel.arrival_cap (a score at the target that did not win is capped too)."""
+    barrel = state.rules.barrel
+    if barrel.arrival_cap == "uncapped" and score < state.rules.match_end.target:
+        return score
+    return min(score, Fraction(barrel.threshold))
+
+
+def _wins_from_barrel(state: MatchState, outcome: DealOutcome, p: int) -> bool:
+    """barrel.win_by: a made contract of at least min_contract, or any gain, reaching the target."""
+    if not _reaches(state, state.scores[p]):
+        return False
+    barrel = state.rules.barrel
+    if barrel.win_by == "any_gain":
+        return True
+    if p == outcome.declarer:
+        return outcome.made and outcome.contract >= barrel.min_contract
+    return _eligible(state, outcome, p)  # only with defender points counted
+
+
 def _barrel_occupants(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
     barrel = state.rules.barrel
-    target = state.rules.match_end.target
     for p in outcome.occupants:
         score = state.scores[p]
-        if p == outcome.declarer:
-            if outcome.made and outcome.contract >= barrel.min_contract and score >= target:
-                _leave(state, p, "won", 0, events)
-                continue
-            if score < barrel.threshold:
-                # a failed contract (or a costly give-up) ends the visit at once
-                _leave(state, p, "failed_contract", 0, events)
-                continue
-        elif score >= target and _eligible(state, outcome, p):
-            _leave(state, p, "won", 0, events)  # only with defender points counted
+        if _wins_from_barrel(state, outcome, p):
+            outcome.barrel_winners.append(p)
+            _leave(state, p, "won", 0, events)
             continue
-        state.scores[p] = min(score, Fraction(barrel.threshold))  # ruling 7
+        if score < barrel.threshold:
+            # a failed contract (or a costly give-up) ends the visit at once; so does a
+            # bolt penalty that drops a defender below the barrel (bolts.on_barrel)
+            _leave(state, p, "failed_contract" if p == outcome.declarer else "dropped_below", 0, events)
+            continue
+        state.scores[p] = _capped(state, score)  # ruling 7
         if _counts_as_attempt(state, outcome, p):
             state.barrel[p].attempts += 1
             if state.barrel[p].attempts >= barrel.attempts:
@@ -190,14 +252,15 @@ def _counts_as_attempt(state: MatchState, outcome: DealOutcome, p: int) -> bool:
 def _barrel_arrivals(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
     """Scores at or past the threshold are capped and arrive; ruling 6 for crowding."""
     barrel = state.rules.barrel
-    target = state.rules.match_end.target
     arrivals = []
+    totals = {}
     for p in range(3):
         if p in outcome.occupants or state.scores[p] < barrel.threshold:
             continue
-        if state.scores[p] >= target and barrel.jump_over_wins and _eligible(state, outcome, p):
+        if _reaches(state, state.scores[p]) and barrel.jump_over_wins and _eligible(state, outcome, p):
             continue  # jumps over the barrel and wins at step 7
-        state.scores[p] = Fraction(barrel.threshold)
+        totals[p] = state.scores[p]
+        state.scores[p] = _capped(state, state.scores[p])
         arrivals.append(p)
     if not arrivals:
         return
@@ -209,11 +272,27 @@ def _barrel_arrivals(state: MatchState, outcome: DealOutcome, events: list[Event
     limit = barrel.max_occupants
     if limit is None or len(arrivals) + len(staying) <= limit:
         return
-    for p in staying:
-        _leave(state, p, "knocked_off", barrel.knock_off_penalty, events)
-    if len(arrivals) > limit:
-        for p in arrivals:
-            _leave(state, p, "fell_back", barrel.knock_off_penalty, events)
+    crowding = barrel.crowding
+    if crowding != "arrivals_fall_back":
+        for p in staying:
+            _leave(state, p, "knocked_off", barrel.knock_off_penalty, events)
+        staying = []
+    places = 0 if crowding == "all_fall" else max(0, limit - len(staying))
+    for p in _falling_back(arrivals, totals, places, barrel.arrivals_over_limit):
+        _leave(state, p, "fell_back", barrel.knock_off_penalty, events)
+
+
+def _falling_back(arrivals: list[int], totals: dict[int, Fraction], places: int, rule: str) -> list[int]:
+    """The arrivals that do not fit in ``places`` (barrel.arrivals_over_limit)."""
+    if len(arrivals) <= places:
+        return []
+    if rule == "all_fall_back" or places == 0:
+        return arrivals
+    ranked = sorted(arrivals, key=lambda p: -totals[p])
+    cut = totals[ranked[places - 1]]
+    if totals[ranked[places]] == cut:  # a tie across the last place: the tied all fall back
+        return [p for p in arrivals if totals[p] <= cut]
+    return [p for p in arrivals if totals[p] < cut]
 
 
 def _failed_visit_reset(state: MatchState, events: list[Event]) -> None:
@@ -242,22 +321,28 @@ def _dump(state: MatchState, events: list[Event]) -> None:
 
 
 def _match_end(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
-    """Ruling 10: the declarer if among those at the target, else the highest, else a draw."""
-    target = state.rules.match_end.target
-    reached = [p for p in range(3) if state.scores[p] >= target and _eligible(state, outcome, p)]
+    """Ruling 10 (match_end.tie_break) among the players who reach the target."""
+    reached = [p for p in range(3) if _reaches(state, state.scores[p]) and _eligible(state, outcome, p)]
     if not reached:
+        return
+    rule = state.rules.match_end.tie_break
+    top = max(state.scores[p] for p in reached)
+    best = [p for p in reached if state.scores[p] == top]
+    if len(reached) == 1:
+        winner: int | None = reached[0]
+    elif rule == "declarer_then_highest" and outcome.declarer in reached:
+        winner = outcome.declarer
+    elif rule != "draw" and len(best) == 1:
+        winner = best[0]
+    elif rule == "highest_then_play_on":
+        return  # equal highest: nobody wins, the match goes on
+    else:
+        state.phase = "match_over"
+        state.next_dealer = None
+        events.append({"type": "match_drawn", "players": reached if rule == "draw" else best})
         return
     state.phase = "match_over"
     state.next_dealer = None
-    if outcome.declarer in reached:
-        winner: int | None = outcome.declarer
-    else:
-        top = max(state.scores[p] for p in reached)
-        best = [p for p in reached if state.scores[p] == top]
-        winner = best[0] if len(best) == 1 else None
-        if winner is None:
-            events.append({"type": "match_drawn", "players": best})
-            return
     state.winner = winner
     events.append({"type": "match_won", "player": winner})
 

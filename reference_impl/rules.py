@@ -61,6 +61,10 @@ class _Section:
             raise self._fail(knob, "one of " + ", ".join(choices), value)
         return str(value)
 
+    def opt_bool(self, knob: str, default: bool = False) -> bool:
+        """A defaultable switch: absent means ``default``."""
+        return default if knob not in self.raw else self.boolean(knob)
+
     def opt_choice(self, knob: str, default: str, *choices: str) -> str:
         """A display-only or defaultable knob: absent means ``default``."""
         if knob not in self.raw:
@@ -134,6 +138,7 @@ class PlayRules:
     overtrump_against: str = "anyone"
     beat_after_trump: bool = False
     must_undertrump: bool = True
+    last_trick_bonus: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +150,15 @@ class MarriageRules:
     four_aces: int | None
     last_trick: int | None = None
     one_trump: bool = False
+    half_capture_bonus: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
     declarer_rounding: str
     defender_rounding: str
+    declarer_scores: str = "contract"
+    failed_contract_points: str = "lost"
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +170,7 @@ class BoltRules:
     counting: str
     on_barrel: bool
     in_give_up_deal: bool
+    declarer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +187,11 @@ class BarrelRules:
     max_occupants: int | None
     knock_off_penalty: int
     failed_visit_reset: int | None
+    failed_contract: str = "leave"
+    arrival_cap: str = "capped"
+    win_by: str = "made_contract"
+    crowding: str = "knock_off_occupants"
+    arrivals_over_limit: str = "all_fall_back"
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +222,15 @@ class MatchEndRules:
     target: int
     defenders_can_win: bool
     tie_break: str
+    over_target: str = "reach"
+
+
+@dataclass(frozen=True, slots=True)
+class RedealTiming:
+    """The redeal knobs beside the list of rules."""
+
+    four_nines_bonus: int | None = None
+    after_exchange_window: str = "after_contract"
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +250,7 @@ class Rules:
     dump: DumpRules
     redeals: tuple[RedealRule, ...]
     match_end: MatchEndRules
+    redeal_timing: RedealTiming = RedealTiming()
 
     @staticmethod
     def from_document(document: Mapping[str, Any]) -> Rules:
@@ -250,6 +274,7 @@ class Rules:
             dump=_dump(_Section(rules, "dump")),
             redeals=_redeals(_Section(rules, "redeals")),
             match_end=_match_end(_Section(rules, "match_end")),
+            redeal_timing=_redeal_timing(_Section(rules, "redeals")),
         )
 
 
@@ -322,6 +347,7 @@ def _play(s: _Section) -> PlayRules:
         overtrump_against=s.choice("overtrump_against", "anyone", "declarer"),
         beat_after_trump=s.boolean("beat_after_trump"),
         must_undertrump=s.boolean("must_undertrump"),
+        last_trick_bonus=s.opt_int("last_trick_bonus"),
     )
 
 
@@ -340,11 +366,17 @@ def _marriages(s: _Section) -> MarriageRules:
         four_aces=s.opt_int("four_aces"),
         last_trick=s.opt_int("last_trick"),
         one_trump=s.boolean("one_trump"),
+        half_capture_bonus=s.opt_int("half_capture_bonus"),
     )
 
 
 def _scoring(s: _Section) -> ScoringRules:
-    return ScoringRules(s.choice("declarer_rounding", *ROUNDINGS), s.choice("defender_rounding", *ROUNDINGS))
+    return ScoringRules(
+        s.choice("declarer_rounding", *ROUNDINGS),
+        s.choice("defender_rounding", *ROUNDINGS),
+        s.opt_choice("declarer_scores", "contract", "contract", "total"),
+        s.opt_choice("failed_contract_points", "lost", "lost", "split_among_defenders", "each_defender"),
+    )
 
 
 def _bolts(s: _Section) -> BoltRules:
@@ -358,6 +390,7 @@ def _bolts(s: _Section) -> BoltRules:
         counting=s.choice("counting", "cumulative", "consecutive"),
         on_barrel=s.boolean("on_barrel"),
         in_give_up_deal=s.boolean("in_give_up_deal"),
+        declarer=s.opt_bool("declarer"),
     )
     if rules.every <= 0:
         raise RulesError(f"rules.bolts.every: expected a positive integer, got {rules.every}")
@@ -380,6 +413,11 @@ def _barrel(s: _Section) -> BarrelRules:
         max_occupants=s.opt_int("max_occupants"),
         knock_off_penalty=s.opt_int("knock_off_penalty") or 0,
         failed_visit_reset=s.opt_int("failed_visit_reset"),
+        failed_contract=s.opt_choice("failed_contract", "leave", "leave", "stay"),
+        arrival_cap=s.opt_choice("arrival_cap", "capped", "capped", "uncapped"),
+        win_by=s.opt_choice("win_by", "made_contract", "made_contract", "any_gain"),
+        crowding=s.opt_choice("crowding", "knock_off_occupants", "knock_off_occupants", "arrivals_fall_back", "all_fall"),
+        arrivals_over_limit=s.opt_choice("arrivals_over_limit", "all_fall_back", "all_fall_back", "highest_stay"),
     )
 
 
@@ -412,4 +450,16 @@ def _redeals(s: _Section) -> tuple[RedealRule, ...]:
 
 
 def _match_end(s: _Section) -> MatchEndRules:
-    return MatchEndRules(s.integer("target"), s.boolean("defenders_can_win"), s.choice("tie_break", "declarer_then_highest"))
+    return MatchEndRules(
+        s.integer("target"),
+        s.boolean("defenders_can_win"),
+        s.choice("tie_break", "declarer_then_highest", "highest", "highest_then_play_on", "draw"),
+        s.opt_choice("over_target", "reach", "reach", "exact_only"),
+    )
+
+
+def _redeal_timing(s: _Section) -> RedealTiming:
+    return RedealTiming(
+        four_nines_bonus=s.opt_int("four_nines_bonus"),
+        after_exchange_window=s.opt_choice("after_exchange_window", "after_contract", "after_contract", "before_contract"),
+    )

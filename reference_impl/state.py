@@ -113,6 +113,8 @@ class MatchState:
         self.card_points = [0, 0, 0]
         self.marriages: list[list[str]] = [[], [], []]
         self.aces = [0, 0, 0]
+        self.bonus_points = [0, 0, 0]  # half-marriage captures and the last trick
+        self.nines_holder: int | None = None  # dealt all four nines (redeals.four_nines_bonus)
         self.deal_result: dict[str, Any] | None = None
         self.start_scores = list(self.scores)
 
@@ -128,6 +130,7 @@ class MatchState:
         self._clear_deal(dealer)
         self.hands = [sorted_cards(h) for h in parsed_hands]
         self.talon = sorted_cards(parsed_talon)
+        self.nines_holder = next((p for p in PLAYERS if _NINES <= set(self.hands[p])), None)
         self.phase = "auction"
         events: list[Event] = []
         self._open_window("before_bidding", events)
@@ -291,10 +294,26 @@ class MatchState:
         elif window == "before_exchange":
             self.phase = "exchange"
             self.to_act = self.declarer
+        elif self._window_before_contract():
+            self._to_contract()
         else:
-            self.phase = "play"
-            self.trick_number = 1
-            self.to_act = self.declarer  # play.first_lead: declarer
+            self._start_play()
+
+    def _window_before_contract(self) -> bool:
+        """redeals.after_exchange_window: does the after_exchange window open before the contract?
+        Without a contract step (talon.contract_step false) the contract is fixed as the cards
+        are given, so the window always follows it."""
+        return (self.rules.redeal_timing.after_exchange_window == "before_contract"
+                and self.rules.talon.contract_step)
+
+    def _to_contract(self) -> None:
+        self.phase = "contract"
+        self.to_act = self.declarer
+
+    def _start_play(self) -> None:
+        self.phase = "play"
+        self.trick_number = 1
+        self.to_act = self.declarer  # play.first_lead: declarer
 
     def _claim(self, redeal: bool, events: list[Event]) -> None:
         player = self.to_act
@@ -552,11 +571,15 @@ class MatchState:
         self.hands[declarer] = [c for c in hand if c is not action.left and c is not action.right]
         self.hands[left] = sorted_cards(self.hands[left] + [action.left])
         self.hands[right] = sorted_cards(self.hands[right] + [action.right])
-        self.phase = "contract"
         if not self.rules.talon.contract_step:
             # no contract step: the winning bid is the contract, fixed as the cards are given
             assert self.high_bid is not None
+            self.phase = "contract"
             self._fix_contract(self.high_bid, events)
+        elif self._window_before_contract():
+            self._open_window("after_exchange", events)
+        else:
+            self._to_contract()
 
     def _ceiling_hand(self) -> list[Card]:
         which = self.rules.talon.contract_ceiling_hand
@@ -598,7 +621,10 @@ class MatchState:
     def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
         events.append({"type": "contract_fixed", "player": self.declarer, "contract": amount})
-        self._open_window("after_exchange", events)
+        if self._window_before_contract():
+            self._start_play()  # the after_exchange window was open before the contract
+        else:
+            self._open_window("after_exchange", events)
 
     def _give_up(self, events: list[Event]) -> None:
         if self.phase not in ("exchange", "contract"):
@@ -772,6 +798,7 @@ class MatchState:
         events.append(
             {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [c.code for _, c in self.trick], "points": points}
         )
+        self._trick_bonuses(winner, events)
         self.trick = []
         if self.pending_trump is not None:
             self.trump = self.pending_trump
@@ -784,6 +811,22 @@ class MatchState:
             return
         self.trick_number += 1
         self.to_act = winner
+
+    def _trick_bonuses(self, winner: int, events: list[Event]) -> None:
+        """marriages.half_capture_bonus and play.last_trick_bonus: points beside the cards."""
+        half = self.rules.marriages.half_capture_bonus
+        if half is not None:
+            declared = {suit for suits in self.marriages for suit in suits}
+            for player, c in self.trick:
+                if player != winner and c.rank in ("K", "Q") and c.suit not in declared:
+                    self._bonus(winner, "half_marriage", half, events)
+        last = self.rules.play.last_trick_bonus
+        if last is not None and self.trick_number == 8:
+            self._bonus(winner, "last_trick", last, events)
+
+    def _bonus(self, player: int, kind: str, points: int, events: list[Event]) -> None:
+        self.bonus_points[player] += points
+        events.append({"type": "bonus", "player": player, "kind": kind, "points": points})
 
     # -------------------------------------------------------------- persistence
 
@@ -829,7 +872,7 @@ class MatchState:
 _PLAIN_FIELDS = (
     "bolts", "give_ups", "winner", "phase", "dealer", "next_dealer", "talon_shown", "passed", "high_bid",
     "high_bidder", "to_act", "declarer", "contract", "claim_window", "claim_queue", "trump", "pending_trump",
-    "trick_number", "tricks_won", "card_points", "marriages", "aces", "deal_result",
+    "trick_number", "tricks_won", "card_points", "marriages", "aces", "deal_result", "bonus_points", "nines_holder",
 )  # fmt: skip
 _KINGS = {c.suit: c for c in DECK if c.rank == "K"}
 _QUEENS = {c.suit: c for c in DECK if c.rank == "Q"}
@@ -848,6 +891,7 @@ def _rules_from_json(data: Mapping[str, Any]) -> Rules:
         "deal": r.DealRules, "auction": r.AuctionRules, "talon": r.TalonRules, "giving_up": r.GivingUpRules,
         "play": r.PlayRules, "marriages": r.MarriageRules, "scoring": r.ScoringRules, "bolts": r.BoltRules,
         "barrel": r.BarrelRules, "defender_lock": r.DefenderLockRules, "dump": r.DumpRules, "match_end": r.MatchEndRules,
+        "redeal_timing": r.RedealTiming,
     }  # fmt: skip
     built: dict[str, Any] = {name: cls(**data[name]) for name, cls in sections.items()}
     built["redeals"] = tuple(r.RedealRule(**item) for item in data["redeals"])

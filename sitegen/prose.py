@@ -123,6 +123,7 @@ SENTENCES: dict[str, Sentence] = {
     "play.overtrump_against": _choice(anyone="The duty to overtrump holds whoever's trump is winning.", declarer="The duty to overtrump holds only against the declarer's trump."),
     "play.beat_after_trump": _yes_no("A player following suit must beat the highest card of that suit even when a trump wins the trick.", "Once a trump wins the trick, following suit is enough."),
     "play.must_undertrump": _yes_no("A player void in the suit led must trump even when no trump held can win.", "A player whose trumps cannot win the trick may play any card."),
+    "play.last_trick_bonus": _off_or("The winner of the last trick adds {value} to the total.", "The last trick earns nothing extra."),
     "marriages.values": _marriage_values,
     "marriages.declaration": _choice(
         optional="A marriage scores only when the leader declares it while leading its king or queen.",
@@ -133,6 +134,9 @@ SENTENCES: dict[str, Sentence] = {
     "marriages.four_aces": _off_or("Four aces may be declared like a marriage for {value}.", "Four aces score nothing special."),
     "marriages.last_trick": _off_or("No marriage may be declared after trick {value}.", "A marriage may be declared on any trick its holder leads (except where the first trick is barred)."),
     "marriages.one_trump": _yes_no("Only the first marriage of the deal names the trump; later ones just score.", "Every declared marriage makes its suit trump."),
+    "marriages.half_capture_bonus": _off_or(
+        "Winning a king or queen of an undeclared marriage from another player adds {value} to the total.", "Capturing half of a marriage earns nothing extra."
+    ),
     "scoring.declarer_rounding": _choice(
         exact="The declarer's total is not rounded before the contract check.",
         nearest_5="The declarer's total is rounded to 5 before the contract check.",
@@ -143,6 +147,14 @@ SENTENCES: dict[str, Sentence] = {
         nearest_5="Defenders round their totals to the nearest 5 (remainder 1–2 down, 3–4 up).",
         nearest_10="Defenders round their totals to 10 (5 and above rounds up).",
     ),
+    "scoring.declarer_scores": _choice(
+        contract="A made contract scores the contract, whatever the total.", total="A made contract scores the declarer's whole total."
+    ),
+    "scoring.failed_contract_points": _choice(
+        lost="A failed contract is lost by the declarer only.",
+        split_among_defenders="Each defender also gains half of a failed contract.",
+        each_defender="Each defender also gains the whole failed contract.",
+    ),
     "bolts.enabled": _yes_no("A defender who takes nothing gets a bolt.", "There are no bolts."),
     "bolts.zero": _choice(zero_points="A bolt is a deal with zero points (a trick worth 2 is not a zero).", no_tricks="A bolt is a deal without a trick."),
     "bolts.every": lambda v, r: f"Every {v}th bolt costs the penalty and resets the count.",
@@ -150,6 +162,7 @@ SENTENCES: dict[str, Sentence] = {
     "bolts.counting": _choice(cumulative="Bolts count whether consecutive or not.", consecutive="Only consecutive bolts count."),
     "bolts.on_barrel": _yes_no("Bolts count on the barrel.", "No bolts on the barrel."),
     "bolts.in_give_up_deal": _yes_no("A give-up deal can create bolts.", "A give-up deal creates no bolts."),
+    "bolts.declarer": _yes_no("A declarer who takes nothing gets a bolt too.", "Only defenders get bolts."),
     "barrel.enabled": _yes_no("The barrel is in play.", "There is no barrel."),
     "barrel.threshold": lambda v, r: f"The barrel is at {v}.",
     "barrel.jump_over_wins": _yes_no("Jumping from below the barrel straight to the target wins.", "Nobody jumps over the barrel: the score is capped there."),
@@ -162,6 +175,22 @@ SENTENCES: dict[str, Sentence] = {
     "barrel.max_occupants": _off_or("At most {value} may sit on the barrel.", "Any number may sit on the barrel."),
     "barrel.knock_off_penalty": lambda v, r: f"A player knocked off the barrel loses {v}.",
     "barrel.failed_visit_reset": _off_or("After {value} failed visits the score is reset to 0.", "Failed visits are not counted."),
+    "barrel.failed_contract": _choice(
+        leave="A failed contract on the barrel is subtracted and ends the visit.", stay="A failed contract on the barrel costs nothing but uses an attempt."
+    ),
+    "barrel.arrival_cap": _choice(capped="A score past the barrel is set back to the barrel.", uncapped="A score past the barrel stands as it is (below the target)."),
+    "barrel.win_by": _choice(
+        made_contract="Only a made contract wins from the barrel.", any_gain="Any deal that lifts a player on the barrel to the target wins, defending too."
+    ),
+    "barrel.crowding": _choice(
+        knock_off_occupants="A newcomer on a full barrel knocks the occupants off.",
+        arrivals_fall_back="A newcomer on a full barrel falls back; the occupants stay.",
+        all_fall="A newcomer on a full barrel and the occupants all fall back.",
+    ),
+    "barrel.arrivals_over_limit": _choice(
+        all_fall_back="When more arrive at once than there are places, they all fall back.",
+        highest_stay="When more arrive at once than there are places, the highest totals stay.",
+    ),
     "defender_lock.enabled": _yes_no("The 800 rule limits what defending can add.", "There is no 800 rule."),
     "defender_lock.from": lambda v, r: f"The defender lock starts at {v}.",
     "defender_lock.mode": _choice(stop_counting="From the lock on, defending adds nothing; below it, it counts in full.", cap="Defending never lifts a score above the lock."),
@@ -170,9 +199,20 @@ SENTENCES: dict[str, Sentence] = {
     "dump.score": lambda v, r: f"The dump score is {v}.",
     "dump.negative": _yes_no("The negative dump score also goes back to 0.", "Only the positive dump score is dumped."),
     "redeals.rules": _redeal_rules,
+    "redeals.four_nines_bonus": _off_or("A player dealt all four nines scores {value}.", "Four nines earn no bonus."),
+    "redeals.after_exchange_window": _choice(
+        after_contract="A redeal after the exchange is claimed once the contract is fixed.",
+        before_contract="A redeal after the exchange is claimed before the contract is fixed.",
+    ),
     "match_end.target": lambda v, r: f"The match is played to {v}.",
     "match_end.defenders_can_win": _yes_no("A defender can win by reaching the target.", "Only a declarer making the contract can win."),
-    "match_end.tie_break": _choice(declarer_then_highest="If several reach the target at once, the declarer wins, else the highest score, else a draw."),
+    "match_end.tie_break": _choice(
+        declarer_then_highest="If several reach the target at once, the declarer wins, else the highest score, else a draw.",
+        highest="If several reach the target at once, the highest score wins, else a draw.",
+        highest_then_play_on="If several reach the target at once, the highest score wins; equal highest scores play on.",
+        draw="If several reach the target at once, the match is drawn.",
+    ),
+    "match_end.over_target": _choice(reach="Reaching the target or more wins.", exact_only="Only a score of exactly the target wins."),
 }
 
 

@@ -160,14 +160,15 @@ def test_list_profiles_gives_titles_status_and_options() -> None:
     listing = {info.name: info for info in list_profiles()}
     assert listing["repino-2013"].status == "draft"
     assert listing["repino-2013"].extends == "gambler-club"
-    assert [option.name for option in listing["skill-games"].options] == ["no-barrel", "no-dump-truck"]
-    assert [option.name for option in listing["classic"].options] == [
+    assert [option.name for option in listing["skill-games"].options][:2] == ["no-barrel", "no-dump-truck"]
+    assert [option.name for option in listing["classic"].options][:8] == [
         "four-aces", "half-bid-give-up", "no-zero-penalty", "barrel-850", "barrel-870", "barrel-900", "dump", "weak-talon",
         # the table agreements of the variant-axes work
         "opener-may-pass", "all-pass-redeal", "forced-dealer-bid", "pre-talon-cap", "barrel-min-bid", "reentry",
         "no-contract-step", "give-up-streak", "half-bid-rounded-down", "talon-to-declarer-only", "marriages-to-trick-6",
         "one-trump", "free-discard-under-trump", "overtrump-declarer-only", "strict-overtake",
     ]
+    assert "highest-arrivals-stay" in [option.name for option in listing["repino-2013"].options]  # a parent's options
     assert all(info.title for info in listing.values())
 
 
@@ -175,8 +176,8 @@ def test_list_profiles_gives_titles_status_and_options() -> None:
     ("name", "message"),
     [
         ("clasic", "unknown profile 'clasic'; did you mean 'classic'?"),
-        ("classic+no-such", "unknown option 'no-such' for profile 'classic'; available options: all-pass-redeal, barrel-850"),
-        ("gambler-club+dump", "unknown option 'dump' for profile 'gambler-club'; available options: none"),
+        ("classic+no-such", "unknown option 'no-such' for profile 'classic'; available options: actual-total, all-pass-redeal"),
+        ("polish+dump", "unknown option 'dump' for profile 'polish'; available options: none"),
         ("classic+dump+dump", "option 'dump' is given twice"),
         ("../classic", "invalid name part '../classic'"),
         ("classic+", "invalid name part ''"),

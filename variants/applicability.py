@@ -1,7 +1,9 @@
 """Which knobs of a resolved profile can change an outcome, and which are inert there.
 
 The profile schema annotates a knob with ``x-applies-when``: a list of alternatives, each
-a mapping of other knobs to the value they must have (or ``{"not": value}``). A knob
+a mapping of other knobs to the value they must have (or ``{"not": value}``, or, for a
+list-valued knob, ``{"any_item": {field: value}}`` or ``{"no_item": ...}``: some item, or
+no item, has those fields). A knob
 whose alternatives all fail is inert under that profile (``giving_up.penalty`` while
 ``penalty_from`` is null): no transcript can show its value, so coverage does not ask for
 one. ``x-display-only`` marks a knob that changes only what is shown.
@@ -9,6 +11,7 @@ one. ``x-display-only`` marks a knob that changes only what is shown.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from variants.model import ResolvedProfile
@@ -19,6 +22,10 @@ def _holds(profile: ResolvedProfile, knob: str, wanted: Any) -> bool:
     actual = profile.value(knob)
     if isinstance(wanted, dict) and set(wanted) == {"not"}:
         return bool(actual != wanted["not"])
+    if isinstance(wanted, dict) and set(wanted) in ({"any_item"}, {"no_item"}):
+        fields: dict[str, Any] = wanted["any_item"] if "any_item" in wanted else wanted["no_item"]
+        found = any(isinstance(item, Mapping) and all(item.get(k) == v for k, v in fields.items()) for item in actual or ())
+        return found if "any_item" in wanted else not found
     return bool(actual == wanted)
 
 
@@ -27,6 +34,11 @@ def _describe(alternative: dict[str, Any]) -> str:
     for knob, wanted in alternative.items():
         if isinstance(wanted, dict) and set(wanted) == {"not"}:
             parts.append(f"{knob} is not {_show(wanted['not'])}")
+        elif isinstance(wanted, dict) and set(wanted) in ({"any_item"}, {"no_item"}):
+            kind = "has an item" if "any_item" in wanted else "has no item"
+            item: dict[str, Any] = wanted["any_item"] if "any_item" in wanted else wanted["no_item"]
+            fields = ", ".join(f"{k} {_show(v)}" for k, v in item.items())
+            parts.append(f"{knob} {kind} with {fields}")
         else:
             parts.append(f"{knob} is {_show(wanted)}")
     return " and ".join(parts)

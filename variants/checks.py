@@ -236,6 +236,13 @@ def _barrel_min_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
+def _nines_bonus(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+    redeals = rules["redeals"]
+    if redeals.get("four_nines_bonus") is not None and any(r["condition"] == "four_nines" for r in redeals["rules"]):
+        return ("redeals.four_nines_bonus", "redeals.rules"), "four_nines_bonus replaces the four-nines redeal: drop the four_nines redeal rule or the bonus"
+    return None
+
+
 CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _max_bid,
     _high_step,
@@ -252,6 +259,7 @@ CONSISTENCY_CHECKS: tuple[Check, ...] = (
     _contract_step,
     _pre_talon_max,
     _barrel_min_bid,
+    _nines_bonus,
 )
 
 
