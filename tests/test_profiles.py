@@ -161,7 +161,7 @@ def test_list_profiles_gives_titles_status_and_options() -> None:
     assert listing["repino-2013"].status == "draft"
     assert listing["repino-2013"].extends == "gambler-club"
     assert [option.name for option in listing["skill-games"].options][:2] == ["no-barrel", "no-dump-truck"]
-    assert [option.name for option in listing["classic"].options][:8] == [
+    assert [option.name for option in listing["classic"].options][:23] == [
         "four-aces", "half-bid-give-up", "no-zero-penalty", "barrel-850", "barrel-870", "barrel-900", "dump", "weak-talon",
         # the table agreements of the variant-axes work
         "opener-may-pass", "all-pass-redeal", "forced-dealer-bid", "pre-talon-cap", "barrel-min-bid", "reentry",
