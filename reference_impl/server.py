@@ -26,6 +26,11 @@ IMPLEMENTATION = {
 }
 
 
+# ``thousand-reference --rules FILE``: the resolved house rules played whatever profile
+# ``match`` names (a knob-shifted reference, the test double of ``thousand fit``).
+HOUSE_DOCUMENT: dict[str, Any] | None = None
+
+
 class ProtocolError(Exception):
     """A request the server cannot carry out (answered with ``errored``)."""
 
@@ -79,7 +84,7 @@ class Server:
         return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": "any"}
 
     def match(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        document = request.get("document")
+        document = HOUSE_DOCUMENT if HOUSE_DOCUMENT is not None else request.get("document")
         if not isinstance(document, Mapping):
             raise ProtocolError("match: expected 'document', the resolved profile (this implementation accepts any)")
         state = request.get("state")
@@ -137,7 +142,12 @@ def main(argv: list[str] | None = None) -> int:
             "accepted: the match request carries the resolved profile document."
         ),
     )
-    parser.parse_args(argv)
+    parser.add_argument("--rules", metavar="FILE.yaml",
+                        help="play these rules (a house profile file, or 'name+option') whatever profile "
+                             "the runner names in 'match'")
+    args = parser.parse_args(argv)
+    if args.rules is not None and not _use_house_rules(args.rules):
+        return 2
     try:
         serve(sys.stdin, sys.stdout)
     except KeyboardInterrupt:
@@ -145,6 +155,20 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     return 0
+
+
+def _use_house_rules(name: str) -> bool:
+    """Resolve ``--rules`` once, before serving; a bad file is one clear line, exit 2."""
+    global HOUSE_DOCUMENT
+    import variants
+
+    try:
+        HOUSE_DOCUMENT = variants.resolve(name).to_document()
+    except variants.ProfileError as exc:
+        print(f"thousand-reference: --rules: {exc}", file=sys.stderr)
+        return False
+    IMPLEMENTATION["name"] = f"thousand-reference --rules {HOUSE_DOCUMENT['profile']}"
+    return True
 
 
 if __name__ == "__main__":
