@@ -16,6 +16,8 @@ SUBCOMMAND_MODULES = (
     "conformance.coverage",  # coverage
     "conformance.compare",  # compare
     "conformance.replay",  # replay
+    "conformance.fit",  # fit
+    "conformance.fuzz",  # fuzz
 )
 
 
