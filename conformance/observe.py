@@ -138,17 +138,24 @@ class Observer:
             raise _Skipped(f"the implementation does not play profile {profile!r}")
         self.ask("match", **fields)
 
-    def step(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[tuple[str, ...] | None, Reply, dict[str, Any]]:
-        """Legal set before, reply, state after: one action (or, with ``deal``, the deal)."""
-        legal: tuple[str, ...] | None = None
+    def legal_set(self) -> tuple[str, ...]:
+        actions = self.ask("legal").get("actions")
+        return tuple(sorted(a for a in actions if isinstance(a, str))) if isinstance(actions, list) else ()
+
+    def act(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[Reply, dict[str, Any]]:
+        """The reply to an action (or, with ``deal``, to the deal) and the state after it."""
         if deal is not None:
             reply = self.ask("deal", dealer=deal["dealer"], hands=deal["hands"], talon=deal["talon"])
         else:
-            actions = self.ask("legal").get("actions")
-            legal = tuple(sorted(a for a in actions if isinstance(a, str))) if isinstance(actions, list) else ()
             reply = self.ask("apply", action=action)
         state = self.ask("state").get("state")
-        return legal, _reply(reply), state if isinstance(state, dict) else {}
+        return _reply(reply), state if isinstance(state, dict) else {}
+
+    def step(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[tuple[str, ...] | None, Reply, dict[str, Any]]:
+        """Legal set before, reply, state after: one action (or, with ``deal``, the deal)."""
+        legal = None if deal is not None else self.legal_set()
+        reply, state = self.act(action, deal)
+        return legal, reply, state
 
     def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
         """The record of one case; never raises for what the implementation does."""
