@@ -17,6 +17,7 @@ screened first, and every (rules, case) record is computed once.
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 import tempfile
@@ -77,7 +78,7 @@ class FitResult:
     profile: str
     rules: Rules
     accepted: list[Accepted]
-    residual: dict[str, list[observe.Difference]]  # case id -> differences left
+    residual: dict[str, tuple[observe.Difference, ...]]  # case id -> differences left
     cases: int
     seconds: float = 0.0
     evaluations: int = 0
@@ -281,27 +282,27 @@ class Fitter:
                 break
         screened.sort(key=lambda item: (-item[0], -item[1], len(item[2])))
         before = _score(current, bad)
-        best = None
+        ranked = []
         for _fixed, _gain, cand in screened[:BEAM]:
             new_rules = set_knob(rules, cand)
             if not self.consistent(new_rules):
                 continue
             self.progress(f"round {round_number}: evaluating {' '.join(ch.text() for ch in cand)} on {len(bad)} cases")
             after = self.differences(new_rules, bad)
-            if _score(after, bad) < before and (best is None or _score(after, bad) < best[0]):
-                best = (_score(after, bad), cand, after)
-        if best is None:
-            return None
-        _, cand, after = best
+            if _score(after, bad) < before:
+                ranked.append((_score(after, bad), cand, after))
         good = [c for c in current if c not in bad]
-        self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
-        merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
-        if _score(merged, list(merged)) >= _score(current, list(current)):
-            return None
-        fixed = [c for c in bad if not merged[c]]
-        improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
-        example = (fixed or improved or bad)[0]
-        return cand, merged, Accepted(cand, len(fixed), len(improved), example)
+        for _score_after, cand, after in sorted(ranked, key=lambda item: (item[0], len(item[1]))):
+            # the best change on the differing cases must not break a case that matched
+            self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
+            merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
+            if _score(merged, list(merged)) >= _score(current, list(current)):
+                continue
+            fixed_ids = [c for c in bad if not merged[c]]
+            improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
+            example = (fixed_ids or improved or bad)[0]
+            return cand, merged, Accepted(cand, len(fixed_ids), len(improved), example)
+        return None
 
 
 def _score(records: dict[str, tuple[observe.Difference, ...]], ids: Sequence[str]) -> tuple[int, int]:
@@ -418,8 +419,6 @@ def command_of(args: argparse.Namespace, tool: str) -> list[str] | None:
 
 def cases_for(names: set[str], roots: Sequence[Path], include: Sequence[str] = ()) -> list[Transcript]:
     """The valid transcripts that list one of these profile names (case bugs are left out)."""
-    import fnmatch
-
     return [case for case in discover(roots or [CASES_DIR, GENERATED_DIR])
             if isinstance(case, Transcript) and names & set(case.profiles)
             and (not include or any(fnmatch.fnmatchcase(case.id, p) for p in include))]
@@ -501,3 +500,68 @@ def report(result: FitResult, text: str) -> str:
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
     return "\n".join(lines)
+
+
+# --- thousand verify --rules -------------------------------------------------------------
+
+def rules_family(profile: variants.ResolvedProfile) -> set[str]:
+    """The profile names whose cases apply to these rules: the house profile itself and every
+    profile (or profile+option) it takes values from."""
+    return {profile.name} | {str(origin["from"]) for origin in profile.provenance.values()}
+
+
+def verify_rules(args: argparse.Namespace) -> int:
+    """``thousand verify --rules FILE -- CMD``: the reference under FILE is the oracle."""
+    command = command_of(args, "verify")
+    if command is None:
+        return 2
+    if args.jobs < 1 or args.timeout <= 0:
+        print("thousand verify: --timeout must be positive and --jobs at least 1", file=sys.stderr)
+        return 2
+    try:
+        profile = variants.resolve(args.rules)
+    except variants.ProfileError as exc:
+        print(f"thousand verify: --rules: {exc}", file=sys.stderr)
+        return 2
+    cases = [c for c in cases_for(rules_family(profile), args.cases, args.include)
+             if not any(fnmatch.fnmatchcase(c.id, p) for p in args.skip)]
+    if not cases:
+        print(f"thousand verify: no case applies to {profile.name} (cases of {', '.join(sorted(rules_family(profile)))})",
+              file=sys.stderr)
+        return 2
+    document = profile.to_document()
+    oracle = [*REFERENCE_COMMAND, "--rules", args.rules]
+    records: dict[str, list[observe.CaseRecord]] = {}
+    progress = terminal_progress("verify")
+    for side in (command, oracle):
+        pool = observe.Pool(side, args.jobs, args.timeout)
+        try:
+            done = [0]
+
+            def tick() -> None:
+                done[0] += 1
+                progress(f"{'oracle' if side is oracle else 'implementation'}: {done[0]}/{len(cases)} cases")
+
+            for record in pool.map(cases, lambda o, c: o.observe(c, profile.name, document), tick):
+                records.setdefault(record.case_id, []).append(record)
+        finally:
+            pool.close()
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+    failing: dict[str, tuple[observe.Difference, ...]] = {}
+    skipped = [case_id for case_id, (got, _) in records.items() if got.ended.startswith("skipped")]
+    for case_id, (got, want) in records.items():
+        if case_id not in skipped:
+            differences = tuple(observe.compare(want, got))
+            if differences:
+                failing[case_id] = differences
+    for case_id, differences in list(failing.items())[:20]:
+        print(f"FAIL {case_id} [{profile.name}]: {len(differences)} difference(s); first: {differences[0].signature}\n"
+              f"  at {differences[0].where()}: reference {_clip(differences[0].expected)}, "
+              f"implementation {_clip(differences[0].actual)}")
+    passed = len(cases) - len(failing) - len(skipped)
+    print(f"{passed} pass, {len(failing)} fail, {len(skipped)} skipped (oracle: the reference under {profile.name})")
+    if failing:
+        print("differences by signature:")
+        print("\n".join(describe_groups(failing)))
+    return 0 if not failing and not skipped else 1

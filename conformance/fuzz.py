@@ -28,7 +28,7 @@ import variants
 from conformance import observe
 from conformance.fit import command_of, terminal_progress
 from conformance.process import ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.transcripts import load
 
 RANKS = ("A", "10", "K", "Q", "J", "9")
@@ -282,12 +282,12 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
 
 def _simpler_states(match: dict[str, Any]) -> list[dict[str, Any]]:
     plain = DEFAULT_MATCH_STATE
-    if observe.equal(match, plain):
+    if equal(match, plain):
         return []
     found = [dict(plain)]
     for key in ("barrel", "bolts", "give_ups", "scores"):
         for seat in range(3):
-            if not observe.equal(match[key][seat], plain[key][seat]):
+            if not equal(match[key][seat], plain[key][seat]):
                 simpler = {k: list(v) for k, v in match.items()}
                 simpler[key][seat] = plain[key][seat]
                 found.append(simpler)

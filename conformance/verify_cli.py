@@ -41,6 +41,9 @@ def register(subparsers: Any) -> None:
                         help="validate every command and reply against spec/schema/protocol")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
                         help="transcript folder (default: conformance/cases and conformance/generated); repeatable")
+    parser.add_argument("--rules", metavar="FILE.yaml",
+                        help="house rules: the reference under FILE (a house profile, or 'name+option') is the "
+                             "oracle, on the cases of the profiles FILE builds on (see thousand fit)")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                         help="the implementation to run (after --)")
     parser.set_defaults(func=main)
@@ -62,6 +65,10 @@ def read_case_list(path: Path) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
+    if getattr(args, "rules", None):
+        from conformance.fit import verify_rules
+
+        return verify_rules(args)
     command = list(args.impl_command)
     if command and command[0] == "--":
         command = command[1:]
