@@ -128,11 +128,15 @@ class Pair:
     """The implementation and the reference, stepped together (each side in its own thread,
     so that the two processes work at the same time)."""
 
-    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float) -> None:
+    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
+                 threads: bool = True) -> None:
         self.sides = (observe.Observer(implementation, timeout), observe.Observer(reference, timeout))
         self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=2)
+        self.threads = threads  # off: one side after the other (for profiling the runner's side)
 
     def both(self, work: Callable[[observe.Observer], Any]) -> tuple[Any, Any]:
+        if not self.threads:
+            return work(self.sides[0]), work(self.sides[1])
         futures = [self.executor.submit(work, side) for side in self.sides]
         return futures[0].result(), futures[1].result()
 
@@ -349,19 +353,26 @@ def save(data: dict[str, Any], folder: Path) -> Path:
 
 def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
          jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
-         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None) -> Outcome:
+         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
+         threads: bool = True) -> Outcome:
     """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins)."""
     started = time.monotonic()
     outcome = Outcome()
-    pairs = [Pair(implementation, reference, timeout) for _ in range(max(1, jobs))]
+    pairs = [Pair(implementation, reference, timeout, threads) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     try:
         trial = 0
         while outcome.deals_played < deals:
             batch = list(range(trial, trial + len(pairs)))
             trial += len(pairs)
-            with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
-                results = list(pool.map(lambda t: random_trial(pairs[t % len(pairs)], profile, document, seed, t), batch))
+            def one(number: int) -> tuple[Scenario, Divergence | None]:
+                return random_trial(pairs[number % len(pairs)], profile, document, seed, number)
+
+            if len(pairs) == 1:
+                results = [one(batch[0])]
+            else:
+                with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
+                    results = list(pool.map(one, batch))
             for number, (scenario, divergence) in zip(batch, results):
                 outcome.trials += 1
                 outcome.deals_played += len(scenario.deals)
