@@ -105,7 +105,7 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
             state["barrel"][seat] = {"on": True, "attempts": rng.randrange(barrel["attempts"]),
                                      "failed_visits": rng.randrange(barrel["failed_visit_reset"] or 3)}
         elif roll < 0.8:
-            state["scores"][seat] = rng.choice(lines) + 5 * rng.randrange(9)
+            state["scores"][seat] = rng.choice(lines) + 5 * rng.randrange(17)
         if rules["bolts"]["enabled"] and rng.random() < 0.4:
             state["bolts"][seat] = rng.randrange(rules["bolts"]["every"])
         if rng.random() < 0.3:
@@ -113,13 +113,24 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
     return state
 
 
-def illegal_action(rng: random.Random, legal: Sequence[str]) -> str:
-    """A random action string, most likely refused: wrong card, amount, phase or form."""
-    card = rng.choice(DECK)
-    amount = 100 + 5 * rng.randrange(70) + rng.choice((0, 0, 0, 2))
-    return rng.choice((f"play {card}", f"play {card} marriage", f"play {card} aces", f"bid {amount}", "pass",
-                       f"contract {amount}", "give_up", f"give {card} {rng.choice(DECK)}", "redeal",
-                       "no_redeal", "bid", "play XX", "dance"))
+def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, Any]) -> str:
+    """A random action outside the legal set, most often a near miss: a card held but not
+    playable, a marriage or aces suffix, a bid or contract next to a legal one; sometimes a
+    wrong phase or a malformed string."""
+    to_act = state.get("to_act")
+    hands = state.get("hands")
+    held = list(hands[to_act]) if isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands) else []
+    amounts = [int(a.split()[1]) for a in legal if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()]
+    high_bid = state.get("high_bid")
+    high = high_bid if isinstance(high_bid, int) else 100
+    near = [high + d for d in (-5, 0, 5, 10)] + [a + d for a in amounts[-2:] for d in (5, 10, 15)]
+    options = [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
+    options += [f"play {card} aces" for card in held if card.startswith("A")]
+    options += [f"bid {n}" for n in near] + [f"contract {n}" for n in near]
+    options += ["pass", "give_up", "redeal", "no_redeal", f"give {rng.choice(DECK)} {rng.choice(DECK)}",
+                f"play {rng.choice(DECK)}", "bid", "play XX", "dance"]
+    outside = [option for option in options if option not in legal]
+    return rng.choice(outside or options)
 
 
 # --- lockstep play -----------------------------------------------------------------------
@@ -146,7 +157,7 @@ class Pair:
         self.executor.shutdown()
 
 
-Chooser = Callable[[int, int, tuple[str, ...]], str | None]  # (deal, step, legal) -> action
+Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
 
 
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
@@ -189,7 +200,7 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
             if choose is not None and phase in ENDED:
                 break
             legal_got, legal_want = pair.both(lambda side: side.legal_set())
-            action = choose(number, index, legal_want) if choose is not None else deal.actions[index]
+            action = choose(legal_want, state) if choose is not None else deal.actions[index]
             if action is None:
                 break
             index += 1
@@ -227,11 +238,11 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
-    def choose(_deal: int, _step: int, legal: tuple[str, ...]) -> str | None:
+    def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
         if not legal:
             return None
         if rng.random() < ILLEGAL_SHARE:
-            return illegal_action(rng, legal)
+            return illegal_action(rng, legal, state)
         others = [a for a in legal if a != "give_up"]
         return rng.choice(legal if not others or rng.random() < 0.1 else others)
 
