@@ -61,7 +61,7 @@ def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, li
 
 def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int) -> bool:
     """Do the two rule sets make the reference show the same on every case of the corpus?"""
-    pool = observe.Pool(REFERENCE_COMMAND, jobs)
+    pool = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)
     try:
         for case in cases:
             profile = case.profiles[0]

@@ -186,7 +186,7 @@ class Fitter:
         self.impl_records: dict[str, observe.CaseRecord] = {}
         self.implementation_name = ""
         self.memo: dict[tuple[str, str], tuple[observe.Difference, ...]] = {}
-        self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout)
+        self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout, batch=True)
         self.evaluations = 0
         self._checked: dict[str, bool] = {}
         self._tmp = tempfile.TemporaryDirectory(prefix="thousand-fit-")
@@ -534,7 +534,7 @@ def verify_rules(args: argparse.Namespace) -> int:
     records: dict[str, list[observe.CaseRecord]] = {}
     progress = terminal_progress("verify")
     for side in (command, oracle):
-        pool = observe.Pool(side, args.jobs, args.timeout)
+        pool = observe.Pool(side, args.jobs, args.timeout, batch=side is oracle)
         try:
             done = [0]
 

@@ -15,6 +15,10 @@ differs is recorded, and ends the record, because the game has left the transcri
 from __future__ import annotations
 
 import collections
+import json
+import os
+import signal
+import subprocess
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, TypeVar
@@ -186,6 +190,113 @@ class _Skipped(Exception):
     pass
 
 
+class BatchObserver(Observer):
+    """The reference (a trusted process) observed with every request of a case written at
+    once: one round trip per case instead of three per step, which is most of the cost on a
+    busy machine. The implementation under test is never driven this way."""
+
+    def __init__(self, command: Sequence[str], timeout: float = 10.0) -> None:
+        super().__init__(command, timeout)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.encoded: dict[str, str] = {}
+
+    def _exchange(self, lines: list[str]) -> list[dict[str, Any]]:
+        """Write the requests (from a thread, so that full pipes cannot deadlock) and read as
+        many replies; a process that does not answer in time is killed."""
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, start_new_session=True)
+        process = self.process
+        assert process.stdin is not None and process.stdout is not None
+        stdin = process.stdin
+
+        def write() -> None:
+            try:
+                stdin.write("".join(lines).encode("utf-8"))
+                stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+
+        writer = threading.Thread(target=write, daemon=True)
+        writer.start()
+        watchdog = threading.Timer(self.timeout + 0.01 * len(lines), self._kill)
+        watchdog.start()
+        try:
+            replies = []
+            for _ in lines:
+                line = process.stdout.readline()
+                if not line:
+                    raise ProtocolFailure("the reference closed its output (killed after the timeout, or crashed)")
+                replies.append(json.loads(line))
+            return replies
+        finally:
+            watchdog.cancel()
+            writer.join()
+
+    def _kill(self) -> None:
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+    def close(self) -> None:
+        if self.process is not None:
+            self._kill()
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                if stream is not None:
+                    stream.close()
+            self.process = None
+
+    def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
+        key = repr(document.get("rules"))
+        if key not in self.encoded:
+            self.encoded[key] = json.dumps(document, separators=(",", ":"))
+        state = json.dumps({**DEFAULT_MATCH_STATE, **(case.match or {})}, separators=(",", ":"))
+        lines = ['{"cmd":"start","seq":0,"version":1}\n',
+                 f'{{"cmd":"match","seq":0,"profile":{json.dumps(profile)},"state":{state},"document":{self.encoded[key]}}}\n']
+        for deal in case.deals:
+            lines.append(json.dumps({"cmd": "deal", "seq": 0, "dealer": deal["dealer"], "hands": deal["hands"],
+                                     "talon": deal["talon"]}, separators=(",", ":")) + "\n")
+            lines.append('{"cmd":"state","seq":0}\n')
+            for step in deal["steps"]:
+                lines += ['{"cmd":"legal","seq":0}\n', json.dumps({"cmd": "apply", "seq": 0, "action": step["action"]}) + "\n",
+                          '{"cmd":"state","seq":0}\n']
+        try:
+            replies = self._exchange(lines)
+        except (ProtocolFailure, ValueError) as exc:
+            self._kill()
+            return CaseRecord(case.id, (), f"error: {exc}")
+        return _record_from_replies(case, replies[2:], "errored" in replies[1] and str(replies[1]["errored"]))
+
+
+def _record_from_replies(case: Transcript, replies: list[dict[str, Any]], match_error: str | bool) -> CaseRecord:
+    """A case's record from the replies to [deal, state] + [legal, apply, state] per step."""
+    if match_error:
+        return CaseRecord(case.id, (), f"error: match: {match_error}")
+    steps: list[StepRecord] = []
+    position = 0
+    for number, deal in enumerate(case.deals, start=1):
+        chunk = replies[position:position + 2]
+        position += 2
+        if any("errored" in reply for reply in chunk):
+            return CaseRecord(case.id, tuple(steps), f"error: {chunk}")
+        steps.append(StepRecord(number, 0, None, None, _reply(chunk[0]), chunk[1].get("state") or {}))
+        for index, scripted in enumerate(deal["steps"], start=1):
+            legal_reply, apply_reply, state_reply = replies[position:position + 3]
+            position += 3
+            if any("errored" in reply for reply in (legal_reply, apply_reply, state_reply)):
+                return CaseRecord(case.id, tuple(steps), f"error: {apply_reply}")
+            actions = legal_reply.get("actions") or []
+            reply = _reply(apply_reply)
+            steps.append(StepRecord(number, index, scripted["action"], tuple(sorted(actions)), reply,
+                                    state_reply.get("state") or {}))
+            if reply.accepted == ("refused" in scripted):
+                return CaseRecord(case.id, tuple(steps), "left_transcript")
+    return CaseRecord(case.id, tuple(steps))
+
+
 def _reply(reply: dict[str, Any]) -> Reply:
     if reply.get("ok") is False:
         refusal = reply.get("refusal")
@@ -306,8 +417,10 @@ Out = TypeVar("Out")
 class Pool:
     """``jobs`` observers of one command, reused across calls (no restart per candidate)."""
 
-    def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0) -> None:
-        self.observers = [Observer(command, timeout) for _ in range(max(1, jobs))]
+    def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
+                 batch: bool = False) -> None:
+        kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
+        self.observers = [kind(command, timeout) for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
