@@ -31,7 +31,7 @@ import yaml
 import variants
 from conformance import observe
 from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
 
 BEAM = 3  # candidates evaluated on every mismatching case per round
@@ -418,10 +418,37 @@ def command_of(args: argparse.Namespace, tool: str) -> list[str] | None:
 
 
 def cases_for(names: set[str], roots: Sequence[Path], include: Sequence[str] = ()) -> list[Transcript]:
-    """The valid transcripts that list one of these profile names (case bugs are left out)."""
-    return [case for case in discover(roots or [CASES_DIR, GENERATED_DIR])
-            if isinstance(case, Transcript) and names & set(case.profiles)
-            and (not include or any(fnmatch.fnmatchcase(case.id, p) for p in include))]
+    """The valid transcripts that list one of these profile names (case bugs are left out).
+
+    A file whose one-line ``profiles:`` names none of them is not loaded at all: reading
+    and validating the whole corpus would cost more than a fit of one profile."""
+    found = []
+    for root in roots or [CASES_DIR, GENERATED_DIR]:
+        for path in sorted(root.rglob("*.yaml")) if root.is_dir() else []:
+            listed = _listed_profiles(path)
+            if listed is not None and not names & listed:
+                continue
+            try:
+                case = load(path, root)
+            except TranscriptError:
+                continue
+            if names & set(case.profiles) and (not include or any(fnmatch.fnmatchcase(case.id, p) for p in include)):
+                found.append(case)
+    return found
+
+
+def _listed_profiles(path: Path) -> set[str] | None:
+    """The profiles of a transcript's one-line ``profiles: [...]``, or None when not written so."""
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("profiles:"):
+                    value = yaml.safe_load(line)
+                    listed = value.get("profiles") if isinstance(value, dict) else None
+                    return {str(p) for p in listed} if isinstance(listed, list) else None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return None
 
 
 def terminal_progress(tool: str) -> Callable[[str], None]:
