@@ -360,13 +360,12 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
 
 
 def residual_groups(residual: dict[str, tuple[observe.Difference, ...]]) -> list[tuple[str, list[str], observe.Difference]]:
-    """(signature, case ids, first example), the largest group first."""
+    """(signature, case ids, first example), the largest group first. A case counts under its
+    first difference only: what follows in the same case is most often a consequence."""
     groups: dict[str, tuple[list[str], observe.Difference]] = {}
     for case_id, diffs in residual.items():
-        for diff in diffs:
-            entry = groups.setdefault(diff.signature, ([], diff))
-            if case_id not in entry[0]:
-                entry[0].append(case_id)
+        if diffs:
+            groups.setdefault(diffs[0].signature, ([], diffs[0]))[0].append(case_id)
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
 
 
@@ -374,16 +373,19 @@ def describe_groups(residual: dict[str, tuple[observe.Difference, ...]], limit: 
     lines = []
     groups = residual_groups(residual)
     for signature, ids, example in groups[:limit]:
+        later = sorted({s for case_id in ids for s in observe.signatures(residual[case_id])[1:]})
         lines.append(f"  {len(ids):4d} case(s)  {signature}")
         lines.append(f"        e.g. {example.where()}: reference {_clip(example.expected)}, "
                      f"implementation {_clip(example.actual)}")
+        if later:
+            lines.append(f"        then, in the same cases: {_clip(', '.join(later), 150)}")
     if len(groups) > limit:
         lines.append(f"  ... and {len(groups) - limit} smaller group(s)")
     return lines
 
 
 def _clip(value: Any, limit: int = 120) -> str:
-    text = json.dumps(value, separators=(",", ":"))
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
     return text if len(text) <= limit else text[:limit] + "..."
 
 
@@ -522,7 +524,7 @@ def report(result: FitResult, text: str) -> str:
     lines.append(text.rstrip())
     if result.residual:
         lines.append(f"# residual: {len(result.residual)} case(s) differ under the fitted rules; no knob explains "
-                     "them (likely bugs, or rules the schema has no knob for), by signature:")
+                     "them (likely bugs, or rules the schema has no knob for), by first difference:")
         lines += ["# " + line for line in describe_groups(result.residual)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
@@ -589,6 +591,6 @@ def verify_rules(args: argparse.Namespace) -> int:
     passed = len(cases) - len(failing) - len(skipped)
     print(f"{passed} pass, {len(failing)} fail, {len(skipped)} skipped (oracle: the reference under {profile.name})")
     if failing:
-        print("differences by signature:")
+        print("differences by first difference:")
         print("\n".join(describe_groups(failing)))
     return 0 if not failing and not skipped else 1
