@@ -410,11 +410,16 @@ def register(subparsers: Any) -> None:
 
 
 def command_of(args: argparse.Namespace, tool: str) -> list[str] | None:
+    """The implementation's command after ``--``, or None (said on stderr) on a usage error
+    in it or in ``--jobs`` / ``--timeout``."""
     command = list(args.impl_command)
     if command and command[0] == "--":
         command = command[1:]
     if not command:
         print(f"thousand {tool}: give the implementation's command after --", file=sys.stderr)
+        return None
+    if args.jobs < 1 or args.timeout <= 0:
+        print(f"thousand {tool}: --jobs must be at least 1 and --timeout positive", file=sys.stderr)
         return None
     return command
 
@@ -468,9 +473,6 @@ def terminal_progress(tool: str) -> Callable[[str], None]:
 def main(args: argparse.Namespace) -> int:
     command = command_of(args, "fit")
     if command is None:
-        return 2
-    if args.jobs < 1 or args.timeout <= 0:
-        print("thousand fit: --jobs must be at least 1 and --timeout positive", file=sys.stderr)
         return 2
     name = args.output.stem if args.output else "fitted"
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
@@ -543,9 +545,6 @@ def verify_rules(args: argparse.Namespace) -> int:
     """``thousand verify --rules FILE -- CMD``: the reference under FILE is the oracle."""
     command = command_of(args, "verify")
     if command is None:
-        return 2
-    if args.jobs < 1 or args.timeout <= 0:
-        print("thousand verify: --timeout must be positive and --jobs at least 1", file=sys.stderr)
         return 2
     try:
         profile = variants.resolve(args.rules)
