@@ -409,12 +409,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=main)
 
 
-def command_of(args: argparse.Namespace, tool: str) -> list[str] | None:
-    """The implementation's command after ``--``, or None (said on stderr) on a usage error
-    in it or in ``--jobs`` / ``--timeout``."""
+def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ()) -> list[str] | None:
+    """The implementation's command after ``--`` (or ``default``), or None (said on stderr)
+    on a usage error in it or in ``--jobs`` / ``--timeout``."""
     command = list(args.impl_command)
     if command and command[0] == "--":
         command = command[1:]
+    command = command or list(default)
     if not command:
         print(f"thousand {tool}: give the implementation's command after --", file=sys.stderr)
         return None
@@ -543,7 +544,7 @@ def rules_family(profile: variants.ResolvedProfile) -> set[str]:
 
 def verify_rules(args: argparse.Namespace) -> int:
     """``thousand verify --rules FILE -- CMD``: the reference under FILE is the oracle."""
-    command = command_of(args, "verify")
+    command = command_of(args, "verify", REFERENCE_COMMAND)
     if command is None:
         return 2
     try:
@@ -590,6 +591,6 @@ def verify_rules(args: argparse.Namespace) -> int:
     passed = len(cases) - len(failing) - len(skipped)
     print(f"{passed} pass, {len(failing)} fail, {len(skipped)} skipped (oracle: the reference under {profile.name})")
     if failing:
-        print("differences by first difference:")
+        print("failing cases by first difference:")
         print("\n".join(describe_groups(failing)))
     return 0 if not failing and not skipped else 1

@@ -355,7 +355,8 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
 def save(data: dict[str, Any], folder: Path) -> Path:
     path = folder / f"{data['id']}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**6), encoding="utf-8")
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None),
+                    encoding="utf-8")
     load(path, folder)  # a saved transcript that the loader refuses is a bug here, not a finding
     return path
 
