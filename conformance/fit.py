@@ -278,6 +278,8 @@ class Fitter:
                 fixed = sum(1 for c in sample if not after[c])
                 if gain > 0 or fixed > 0:
                     screened.append((fixed, gain, cand))
+                if fixed == len(sample) and len(cand) == 1:
+                    break  # explains the whole sample: nothing screened later can do better there
             if screened:
                 break
         screened.sort(key=lambda item: (-item[0], -item[1], len(item[2])))
