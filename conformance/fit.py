@@ -398,7 +398,8 @@ def register(subparsers: Any) -> None:
         "fit", help="find the knob values under which the reference plays like an implementation",
         description="Observe an implementation on the corpus cases of a profile, then search knob values "
                     "from that profile for the rules under which the reference reproduces it best. Prints "
-                    "a house profile (extends the profile) and the differences no knob explains.")
+                    "a house profile (extends the profile) and the differences no knob explains. Exit 0 when the "
+                    "fitted rules explain every case, 1 when differences are left, 2 on usage errors.")
     parser.add_argument("--profile", required=True, metavar="P", help="the profile to start from ('name' or 'name+option')")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes of each side run in parallel")
     parser.add_argument("--output", type=Path, metavar="FILE.yaml", help="write the fitted house profile here")

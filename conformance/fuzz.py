@@ -404,7 +404,9 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 data = transcript(pairs[0], profile, document, small, seed, outcome.trial, case_id)
                 outcome.saved = save(data, save_to)
     except ProtocolFailure as exc:
-        outcome.error = str(exc)
+        outcome.error = f"the implementation broke the protocol: {exc}"
+    except observe.Skipped as exc:
+        outcome.error = f"the implementation skipped: {exc}"
     finally:
         for pair in pairs:
             pair.close()
@@ -457,7 +459,7 @@ def main(args: argparse.Namespace) -> int:
         sys.stderr.write("\r\033[K")
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
     if outcome.error:
-        print(f"thousand fuzz: the implementation broke the protocol after {outcome.deals_played} deals: {outcome.error}")
+        print(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")
         return 1
     if outcome.divergence is None:
         print(f"no divergence in {outcome.deals_played} deals ({outcome.trials} trials, seed {args.seed}, "

@@ -117,7 +117,7 @@ class Observer:
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
         reply = self._started().request(command, **fields)
         if "skipped" in reply:
-            raise _Skipped(str(reply["skipped"]))
+            raise Skipped(str(reply["skipped"]))
         if "errored" in reply:
             raise ProtocolFailure(f"errored on {command!r}: {reply['errored']}")
         return reply
@@ -139,7 +139,7 @@ class Observer:
         if self.offered == "any":
             fields["document"] = self._document(document)
         elif profile not in (self.offered or ()):
-            raise _Skipped(f"the implementation does not play profile {profile!r}")
+            raise Skipped(f"the implementation does not play profile {profile!r}")
         self.ask("match", **fields)
 
     def legal_set(self) -> tuple[str, ...]:
@@ -176,7 +176,7 @@ class Observer:
                     if reply.accepted == ("refused" in scripted):
                         ended = "left_transcript"
                         return CaseRecord(case.id, tuple(steps), ended)
-        except _Skipped as exc:
+        except Skipped as exc:
             ended = f"skipped: {exc}"
         except ProtocolFailure as exc:
             ended = f"error: {exc}"
@@ -186,8 +186,8 @@ class Observer:
         return CaseRecord(case.id, tuple(steps), ended)
 
 
-class _Skipped(Exception):
-    pass
+class Skipped(Exception):
+    """The implementation answered ``skipped`` (or does not play the profile)."""
 
 
 class BatchObserver(Observer):
