@@ -112,3 +112,12 @@ def test_fuzz_needs_exactly_one_source_of_rules() -> None:
     with pytest.raises(SystemExit) as stop:
         main(["fuzz", "--deals", "3", "--", "x"])
     assert stop.value.code == 2
+
+
+def test_verify_rules_uses_the_reference_under_the_house_file_as_the_oracle(house: Path, tmp_path: Path) -> None:
+    name = "polish/play/must-beat-the-card-led.yaml"
+    (tmp_path / "cases" / name).parent.mkdir(parents=True)
+    (tmp_path / "cases" / name).write_bytes((CASES_DIR / name).read_bytes())
+    one_case = ["--cases", str(tmp_path / "cases")]
+    assert main(["verify", "--rules", str(house), *one_case, "--", *REFERENCE_COMMAND, "--rules", str(house)]) == 0
+    assert main(["verify", "--rules", str(house), *one_case, "--", *REFERENCE_COMMAND, "--rules", "polish"]) == 1
