@@ -346,9 +346,9 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
         section, _, key = knob.partition(".")
         record = evidence.get(knob)
         if record is not None:
+            closer = f" (and comes closer on {record.cases_improved} more)" if record.cases_improved else ""
             ruling = (f"thousand fit: with this value the reference reproduces {implementation} on "
-                      f"{record.cases_fixed} more case(s) of {profile.name} (and comes closer on "
-                      f"{record.cases_improved} more), e.g. {record.example}.")
+                      f"{record.cases_fixed} more case(s) of {profile.name}{closer}, e.g. {record.example}.")
         else:
             ruling = f"Carried over from {profile.name}, which sets it ({profile.provenance[knob]['from']})."
         body.setdefault(section, {})[key] = {"value": rules[section][key], "ruling": ruling}
