@@ -146,15 +146,43 @@ class Pair:
         self.threads = threads  # off: one side after the other (for profiling the runner's side)
 
     def both(self, work: Callable[[observe.Observer], Any]) -> tuple[Any, Any]:
-        if not self.threads:
-            return work(self.sides[0]), work(self.sides[1])
-        futures = [self.executor.submit(work, side) for side in self.sides]
-        return futures[0].result(), futures[1].result()
+        """``work`` on each side; a reference failure raises ProtocolFailure (a problem here),
+        an implementation failure ImplementationFailed (a finding)."""
+        if self.threads:
+            futures = [self.executor.submit(_caught, work, side) for side in self.sides]
+            got, want = (future.result() for future in futures)
+        else:
+            got, want = (_caught(work, side) for side in self.sides)
+        if isinstance(want, ProtocolFailure):
+            self.reset()
+            raise want
+        if isinstance(got, ProtocolFailure):
+            self.reset()
+            raise ImplementationFailed(str(got))
+        return got, want
+
+    def reset(self) -> None:
+        """Fresh processes for the next match (a failed stream cannot be trusted)."""
+        for side in self.sides:
+            if side.impl is not None:
+                side.impl.kill()
+                side.impl = None
 
     def close(self) -> None:
         for side in self.sides:
             side.close()
         self.executor.shutdown()
+
+
+class ImplementationFailed(Exception):
+    """The implementation crashed, broke the protocol or answered ``errored``."""
+
+
+def _caught(work: Callable[[observe.Observer], Any], side: observe.Observer) -> Any:
+    try:
+        return work(side)
+    except ProtocolFailure as exc:
+        return exc
 
 
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
@@ -163,11 +191,27 @@ Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, sta
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None) -> tuple[Scenario, Divergence | None]:
+    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
+    played: list[Deal] = []
+    try:
+        return _play(pair, profile, document, scenario, choose, extra_deals, record, played)
+    except ImplementationFailed as exc:
+        cut = Scenario(scenario.match, tuple(played))
+        last = played[-1] if played else None
+        failure = observe.Difference("fuzz", len(played), len(last.actions) if last else 0,
+                                     last.actions[-1] if last and last.actions else None, "record", "any",
+                                     "the implementation failed", "a reply", str(exc))
+        return cut, Divergence(cut, (failure,))
+
+
+def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
+          extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
+          record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal]) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
     reference's legal set) and ``extra_deals`` adds deals. Returns what was played and the
-    first divergence. ``record`` receives the reference's step records, deal by deal."""
+    first divergence; ``played`` holds the deals so far. ``record`` receives the reference's
+    step records, deal by deal."""
     pair.both(lambda side: side.start_match(profile, document, scenario.match))
-    played: list[Deal] = []
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
     number = 0
@@ -185,12 +229,12 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
         if record is not None:
             record.append((deal, steps))
         plain = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
+        played.append(replace(deal, actions=()))  # kept current, so that a failure can be cut here
         got, want = pair.both(lambda side: side.act(None, plain))
         step = observe.StepRecord(number, 0, None, None, want[0], want[1])
         steps.append(step)
         differences = _compare(step, observe.StepRecord(number, 0, None, None, got[0], got[1]), "deal")
         if differences:
-            played.append(deal)
             cut = Scenario(scenario.match, tuple(played))
             return cut, Divergence(cut, differences)
         state = want[1]
@@ -205,16 +249,15 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
                 break
             index += 1
             actions.append(action)
+            played[-1] = replace(deal, actions=tuple(actions))
             got, want = pair.both(lambda side: side.act(action))
             state = want[1]
             step = observe.StepRecord(number, index, action, legal_want, want[0], want[1])
             steps.append(step)
             differences = _compare(step, observe.StepRecord(number, index, action, legal_got, got[0], got[1]), phase)
             if differences:
-                played.append(replace(deal, actions=tuple(actions)))
                 cut = Scenario(scenario.match, tuple(played))
                 return cut, Divergence(cut, differences)
-        played.append(replace(deal, actions=tuple(actions)))
         if str(state.get("phase")) == "match_over":
             break
     return Scenario(scenario.match, tuple(played)), None
@@ -261,10 +304,21 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
         """The candidate's divergence when it shows the same first difference."""
         nonlocal attempts
         attempts += 1
-        _, divergence = play(pair, profile, document, candidate)
+        try:
+            _, divergence = play(pair, profile, document, candidate)
+        except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
+            return None
         return divergence if divergence is not None and divergence.differences[0].signature == wanted else None
 
-    # fewest deals: drop earlier deals while it still diverges
+    # fewest deals: the last deal alone, from the match state the earlier deals led to
+    if len(best.scenario.deals) > 1:
+        recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
+        play(pair, profile, document, best.scenario, record=recorded)
+        before = recorded[-2][1][-1].state if len(recorded) >= 2 and recorded[-2][1] else {}
+        if all(key in before for key in DEFAULT_MATCH_STATE):
+            result = diverges(Scenario({key: before[key] for key in DEFAULT_MATCH_STATE}, best.scenario.deals[-1:]))
+            best = result or best
+    # else drop earlier deals one by one while it still diverges
     index = 0
     while len(best.scenario.deals) > 1 and index < len(best.scenario.deals) - 1:
         deals = best.scenario.deals[:index] + best.scenario.deals[index + 1:]
