@@ -73,16 +73,26 @@ def _top(stats: pstats.Stats, key: str, count: int) -> None:
 
 
 def profile_order(knobs: tuple[str, ...]) -> list[str]:
-    """Profiles where the mutant's knobs apply and are switched on come first."""
-    def score(name: str) -> tuple[int, int]:
+    """One profile for each distinct value of the mutant's knobs first (the first such in
+    listing order, switched-on values first), then the others."""
+    def value(resolved: variants.ResolvedProfile, knob: str) -> object:
+        section, _, name = knob.partition(".")
+        return resolved.rules.get(section, {}).get(name)
+
+    def values(name: str) -> str:
+        resolved = variants.resolve(name)
+        return repr([value(resolved, k) for k in knobs])
+
+    def switched_on(name: str) -> int:
         resolved = variants.resolve(name)
         inert = variants.inert_knobs(resolved)
-        applying = [k for k in knobs if k not in inert and "." in k and k.split(".")[0] in resolved.rules
-                    and k.split(".")[1] in resolved.rules[k.split(".")[0]]]
-        switched_on = [k for k in applying if resolved.value(k) not in (None, False, 0)]
-        return (-len(switched_on), -len(applying))
+        return -sum(1 for k in knobs if k not in inert and value(resolved, k) not in (None, False, 0))
 
-    return sorted(variants.all_names(), key=score)
+    names = sorted(variants.all_names(), key=switched_on)
+    first: dict[str, str] = {}
+    for name in names:
+        first.setdefault(values(name), name)
+    return list(first.values()) + [name for name in names if name not in first.values()]
 
 
 def run_mutants(args: argparse.Namespace) -> None:

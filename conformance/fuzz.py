@@ -286,6 +286,9 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
             return None
         if rng.random() < ILLEGAL_SHARE:
             return illegal_action(rng, legal, state)
+        declarations = [a for a in legal if a.endswith((" marriage", " aces"))]
+        if declarations and rng.random() < 0.6:
+            return rng.choice(declarations)  # trumps make the duties to trump and beat show
         others = [a for a in legal if a != "give_up"]
         return rng.choice(legal if not others or rng.random() < 0.1 else others)
 
