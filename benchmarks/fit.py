@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", default="polish")
     parser.add_argument("--skip", type=int, default=0, help="draw but do not fit the first N variants")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     {"variants": run_variants, "mutants": run_mutants, "timing": run_timing}[args.mode](args)
 
 

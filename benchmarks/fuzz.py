@@ -140,7 +140,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=150)
     parser.add_argument("--tries", type=int, default=3)
     parser.add_argument("--profile-client", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     {"self": run_self, "mutants": run_mutants}[args.mode](args)
 
 

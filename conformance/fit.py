@@ -262,6 +262,8 @@ class Fitter:
 
     def _round(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
                round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
+        """One accepted change, or None: the knobs the signatures point at are tried first,
+        the others only when none of those holds up."""
         sigs = {c: observe.signatures(current[c]) for c in bad}
         sample = _sample(sigs)
         weight = pointed_sections([s for c in bad for s in sigs[c]])
@@ -269,23 +271,37 @@ class Fitter:
         candidates.sort(key=lambda cand: -max(weight.get(ch.knob.partition(".")[0], 0) for ch in cand))
         pointed = [c for c in candidates if any(weight.get(ch.knob.partition(".")[0]) for ch in c)]
         rest = [c for c in candidates if c not in pointed]
-        screened: list[tuple[int, int, tuple[Change, ...]]] = []
         for group in (pointed, rest):
-            for number, cand in enumerate(group, start=1):
-                self.progress(f"round {round_number}: screening {number}/{len(group)} candidates on {len(sample)} cases")
-                after = self.differences(set_knob(rules, cand), sample)
-                gain = sum(len(sigs[c]) - len(observe.signatures(after[c])) for c in sample)
-                fixed = sum(1 for c in sample if not after[c])
-                if gain > 0 or fixed > 0:
-                    screened.append((fixed, gain, cand))
-                if fixed == len(sample) and len(cand) == 1:
-                    break  # explains the whole sample: nothing screened later can do better there
-            if screened:
-                break
+            screened = self._screen(rules, group, sample, sigs, round_number)
+            accepted = self._pick(rules, current, bad, sigs, screened, round_number)
+            if accepted is not None:
+                return accepted
+        return None
+
+    def _screen(self, rules: Rules, group: list[tuple[Change, ...]], sample: list[str],
+                sigs: dict[str, tuple[str, ...]], round_number: int) -> list[tuple[Change, ...]]:
+        """The candidates that help on the sample, the most helpful first."""
+        screened: list[tuple[int, int, tuple[Change, ...]]] = []
+        for number, cand in enumerate(group, start=1):
+            self.progress(f"round {round_number}: screening {number}/{len(group)} candidates on {len(sample)} cases")
+            after = self.differences(set_knob(rules, cand), sample)
+            gain = sum(len(sigs[c]) - len(observe.signatures(after[c])) for c in sample)
+            fixed = sum(1 for c in sample if not after[c])
+            if gain > 0 or fixed > 0:
+                screened.append((fixed, gain, cand))
+            if fixed == len(sample) and len(cand) == 1:
+                break  # explains the whole sample: nothing screened later can do better there
         screened.sort(key=lambda item: (-item[0], -item[1], len(item[2])))
+        return [cand for _fixed, _gain, cand in screened]
+
+    def _pick(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
+              sigs: dict[str, tuple[str, ...]], screened: list[tuple[Change, ...]],
+              round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
+        """The best of the first BEAM screened candidates on every differing case, if it
+        lowers the mismatches without breaking a case that matched."""
         before = _score(current, bad)
         ranked = []
-        for _fixed, _gain, cand in screened[:BEAM]:
+        for cand in screened[:BEAM]:
             new_rules = set_knob(rules, cand)
             if not self.consistent(new_rules):
                 continue
@@ -295,7 +311,6 @@ class Fitter:
                 ranked.append((_score(after, bad), cand, after))
         good = [c for c in current if c not in bad]
         for _score_after, cand, after in sorted(ranked, key=lambda item: (item[0], len(item[1]))):
-            # the best change on the differing cases must not break a case that matched
             self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
             merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
             if _score(merged, list(merged)) >= _score(current, list(current)):
