@@ -114,23 +114,27 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
 
 
 def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, Any]) -> str:
-    """A random action outside the legal set, most often a near miss: a card held but not
-    playable, a marriage or aces suffix, a bid or contract next to a legal one; sometimes a
-    wrong phase or a malformed string."""
-    to_act = state.get("to_act")
-    hands = state.get("hands")
+    """A random action outside the legal set, most often a near miss of the current phase:
+    a bid equal to or next to the high bid, a contract next to a legal one, a card held but
+    not playable, a marriage or aces suffix; sometimes another phase's action or garbage."""
+    to_act, hands, phase = state.get("to_act"), state.get("hands"), state.get("phase")
     held = list(hands[to_act]) if isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands) else []
     amounts = [int(a.split()[1]) for a in legal if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()]
     high_bid = state.get("high_bid")
     high = high_bid if isinstance(high_bid, int) else 100
     near = [high + d for d in (-5, 0, 5, 10)] + [a + d for a in amounts[-2:] for d in (5, 10, 15)]
-    options = [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
-    options += [f"play {card} aces" for card in held if card.startswith("A")]
-    options += [f"bid {n}" for n in near] + [f"contract {n}" for n in near]
-    options += ["pass", "give_up", "redeal", "no_redeal", f"give {rng.choice(DECK)} {rng.choice(DECK)}",
-                f"play {rng.choice(DECK)}", "bid", "play XX", "dance"]
+    by_phase = {
+        "auction": [f"bid {n}" for n in near] + ["pass"],
+        "contract": [f"contract {n}" for n in near] + ["give_up"],
+        "exchange": [f"give {rng.choice(held or list(DECK))} {rng.choice(DECK)}", "give_up"],
+        "play": [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
+        + [f"play {card} aces" for card in held if card.startswith("A")],
+        "claim": ["redeal", "no_redeal"],
+    }
+    anything = ["pass", "give_up", "redeal", f"play {rng.choice(DECK)}", f"bid {rng.choice(near)}", "bid", "play XX", "dance"]
+    options = by_phase.get(str(phase), []) if rng.random() < 0.8 else anything
     outside = [option for option in options if option not in legal]
-    return rng.choice(outside or options)
+    return rng.choice(outside or anything)
 
 
 # --- lockstep play -----------------------------------------------------------------------
@@ -289,8 +293,10 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         declarations = [a for a in legal if a.endswith((" marriage", " aces"))]
         if declarations and rng.random() < 0.6:
             return rng.choice(declarations)  # trumps make the duties to trump and beat show
+        if "give_up" in legal and rng.random() < 0.15:
+            return "give_up"  # one action among many contract amounts: chosen on purpose
         others = [a for a in legal if a != "give_up"]
-        return rng.choice(legal if not others or rng.random() < 0.1 else others)
+        return rng.choice(others or legal)
 
     return play(pair, profile, document, start, choose, more)
 
