@@ -443,6 +443,15 @@ def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ())
     return command
 
 
+def resolved_option(name: str, tool: str, option: str) -> variants.ResolvedProfile | None:
+    """The rules an option names, or None with the reason on stderr (a usage error)."""
+    try:
+        return variants.resolve(name)
+    except variants.ProfileError as exc:
+        print(f"thousand {tool}: {option}: {exc}", file=sys.stderr)
+        return None
+
+
 def cases_for(names: set[str], roots: Sequence[Path], include: Sequence[str] = ()) -> list[Transcript]:
     """The valid transcripts that list one of these profile names (case bugs are left out).
 
@@ -497,10 +506,8 @@ def main(args: argparse.Namespace) -> int:
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
         print("thousand fit: --output must be NAME.yaml, NAME of lowercase letters, digits and hyphens", file=sys.stderr)
         return 2
-    try:
-        profile = variants.resolve(args.profile)
-    except variants.ProfileError as exc:
-        print(f"thousand fit: --profile: {exc}", file=sys.stderr)
+    profile = resolved_option(args.profile, "fit", "--profile")
+    if profile is None:
         return 2
     cases = cases_for({profile.name}, args.cases, args.include)
     if not cases:
@@ -565,10 +572,8 @@ def verify_rules(args: argparse.Namespace) -> int:
     command = command_of(args, "verify", REFERENCE_COMMAND)
     if command is None:
         return 2
-    try:
-        profile = variants.resolve(args.rules)
-    except variants.ProfileError as exc:
-        print(f"thousand verify: --rules: {exc}", file=sys.stderr)
+    profile = resolved_option(args.rules, "verify", "--rules")
+    if profile is None:
         return 2
     cases = [c for c in cases_for(rules_family(profile), args.cases, args.include)
              if not any(fnmatch.fnmatchcase(c.id, p) for p in args.skip)]

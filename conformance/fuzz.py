@@ -26,7 +26,7 @@ import yaml
 
 import variants
 from conformance import observe
-from conformance.fit import command_of, terminal_progress
+from conformance.fit import command_of, resolved_option, terminal_progress
 from conformance.process import ProtocolFailure
 from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.transcripts import load
@@ -510,10 +510,8 @@ def main(args: argparse.Namespace) -> int:
     if args.deals < 1:
         print("thousand fuzz: --deals must be at least 1", file=sys.stderr)
         return 2
-    try:
-        resolved = variants.resolve(args.profile or args.rules)
-    except variants.ProfileError as exc:
-        print(f"thousand fuzz: {'--profile' if args.profile else '--rules'}: {exc}", file=sys.stderr)
+    resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
+    if resolved is None:
         return 2
     progress = terminal_progress("fuzz")
     outcome = fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
