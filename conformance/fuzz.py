@@ -24,7 +24,6 @@ from typing import Any, Callable, Sequence
 
 import yaml
 
-import variants
 from conformance import observe
 from conformance.fit import command_of, resolved_option, terminal_progress
 from conformance.process import ProtocolFailure
