@@ -19,6 +19,8 @@ SUBCOMMAND_MODULES = (
     "conformance.compare",  # compare
     "conformance.replay",  # replay
     "conformance.report_cli",  # report
+    "conformance.fit",  # fit
+    "conformance.fuzz",  # fuzz
 )
 
 

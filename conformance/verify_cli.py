@@ -87,6 +87,9 @@ def register(subparsers: Any) -> None:
                         help="validate every command and reply against spec/schema/protocol")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
                         help="transcript folder (default: conformance/cases and conformance/generated); repeatable")
+    parser.add_argument("--rules", metavar="FILE.yaml",
+                        help="house rules: the reference under FILE (a house profile, or 'name+option') is the "
+                             "oracle, on the cases of the profiles FILE builds on (see thousand fit)")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                         help="the implementation to run (after --)")
     parser.set_defaults(func=main)
@@ -229,6 +232,10 @@ def _restore_signals(saved: dict[int, Any]) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """``thousand verify``; other modes of the command branch here, before the run."""
+    if getattr(args, "rules", None):
+        from conformance.fit import verify_rules
+
+        return verify_rules(args)
     saved = _trap_signals()
     try:
         return run_verify(args)

@@ -34,6 +34,9 @@ MAX_DIGITS = 20  # digits of a JSON integer; seq and every game number are far b
 MAX_INT = 2**53 - 1  # the largest seq: every JSON reader keeps it exact
 MAX_MESSAGE = 300  # characters of an errored message; a request is quoted in excerpts only
 EXCERPT = 60
+# ``thousand-reference --rules FILE``: the resolved house rules played whatever profile
+# ``match`` names (a knob-shifted reference, the test double of ``thousand fit``).
+HOUSE_DOCUMENT: dict[str, Any] | None = None
 
 
 class ProtocolError(Exception):
@@ -149,7 +152,7 @@ class Server:
         return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": "any"}
 
     def match(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        document = request.get("document")
+        document = HOUSE_DOCUMENT if HOUSE_DOCUMENT is not None else request.get("document")
         if not isinstance(document, Mapping):
             raise ProtocolError("match: expected 'document', the resolved profile (this implementation accepts any)")
         state = request.get("state")
@@ -230,7 +233,12 @@ def main(argv: list[str] | None = None) -> int:
             "accepted: the match request carries the resolved profile document."
         ),
     )
-    parser.parse_args(argv)
+    parser.add_argument("--rules", metavar="FILE.yaml",
+                        help="play these rules (a house profile file, or 'name+option') whatever profile "
+                             "the runner names in 'match'")
+    args = parser.parse_args(argv)
+    if args.rules is not None and not _use_house_rules(args.rules):
+        return 2
     try:
         serve(sys.stdin.buffer, sys.stdout)  # bytes: each line is decoded on its own
     except KeyboardInterrupt:
@@ -238,6 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     return 0
+
+
+def _use_house_rules(name: str) -> bool:
+    """Resolve ``--rules`` once, before serving; a bad file is one clear line, exit 2."""
+    global HOUSE_DOCUMENT
+    import variants
+
+    try:
+        HOUSE_DOCUMENT = variants.resolve(name).to_document()
+    except variants.ProfileError as exc:
+        print(f"thousand-reference: --rules: {exc}", file=sys.stderr)
+        return False
+    IMPLEMENTATION["name"] = f"thousand-reference --rules {HOUSE_DOCUMENT['profile']}"
+    return True
 
 
 if __name__ == "__main__":

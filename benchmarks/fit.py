@@ -1,0 +1,174 @@
+"""Acceptance figures of ``thousand fit`` (not a CI test: it prints tables).
+
+``python benchmarks/fit.py variants [--count 30] [--seed 0] [--jobs 1] [--skip N]``
+    Seeded random house variants (1 to 4 knob changes from a bundled profile, among the
+    knobs that apply, values from the same domain fit searches), each served by
+    ``thousand-reference --rules SECRET``; fit starts from the bundled profile. Per variant:
+    the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
+    (when the fitted rules are not the secret ones) whether the reference under the fitted
+    rules plays like the secret rules on every case of the corpus.
+``python benchmarks/fit.py mutants [--profile polish] NAME...``
+    fit against mutants (``python -m mutants.serve NAME``): residual cases and signatures.
+``python benchmarks/fit.py timing [--profile polish]``
+    the wall time of ``thousand verify --profile P`` and of ``thousand fit --profile P`` on a
+    two-knob variant of P.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import variants  # noqa: E402
+from conformance import fit, observe  # noqa: E402
+from conformance.runner import REFERENCE_COMMAND  # noqa: E402
+from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
+
+PROFILES = ("polish", "classic", "skill-games", "gambler-club", "repino-2013", "polish-tournament")
+
+
+def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, list[fit.Change], Path]:
+    """A consistent house file: 1 to 4 single-knob changes, each among the knobs that apply."""
+    while True:
+        profile_name = rng.choice(PROFILES)
+        profile = variants.resolve(profile_name)
+        rules: fit.Rules = variants.thaw(profile.rules)
+        changes: list[fit.Change] = []
+        for _ in range(rng.randint(1, 4)):
+            knobs = [k for k in fit.applying_knobs(profile, rules) if k not in {c.knob for c in changes}]
+            knob = rng.choice(knobs)
+            section, _, key = knob.partition(".")
+            change = fit.Change(knob, rng.choice(fit.knob_domain(knob, rules[section][key])))
+            changes.append(change)
+            rules = fit.set_knob(rules, [change])
+        path = folder / name / f"{name}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fit.house_yaml(profile, rules, [], name, "a secret table"), encoding="utf-8")
+        try:
+            variants.resolve(str(path))
+            return profile_name, changes, path
+        except variants.ProfileError:
+            continue  # inconsistent knob values (validate would refuse them): draw again
+
+
+def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int) -> bool:
+    """Do the two rule sets make the reference show the same on every case of the corpus?"""
+    pool = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)
+    try:
+        for case in cases:
+            profile = case.profiles[0]
+            first, second = (pool.observers[0].observe(case, profile, document) for document in (one, other))
+            if observe.compare(first, second):
+                return False
+    finally:
+        pool.close()
+    return True
+
+
+def run_variants(args: argparse.Namespace) -> None:
+    all_cases = [c for c in discover([CASES_DIR, GENERATED_DIR]) if isinstance(c, Transcript)]
+    rng = random.Random(args.seed)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number in range(args.count):
+            name = f"secret-{number}"
+            profile_name, changes, path = random_variant(rng, Path(tmp), name)
+            if number < args.skip:
+                continue  # drawn (the random sequence stays the same) but not fitted again
+            cases = [c for c in all_cases if profile_name in c.profiles]
+            started = time.monotonic()
+            fitter = fit.Fitter(profile_name, cases, [*REFERENCE_COMMAND, "--rules", str(path)], args.jobs)
+            try:
+                result = fitter.run()
+            finally:
+                fitter.close()
+            seconds = time.monotonic() - started
+            profile = variants.resolve(profile_name)
+            secret = variants.resolve(str(path))
+            secret_rules = variants.thaw(secret.rules)
+            wanted = sorted(fit.changed_knobs(profile, secret_rules))
+            found = sorted(fit.changed_knobs(profile, result.rules))
+            exact = result.rules == secret_rules
+            if exact:
+                same = "yes (same rules)"
+            else:
+                fitted_document = {**profile.to_document(), "rules": result.rules}
+                same = "yes" if identical_on_corpus(all_cases, fitted_document, secret.to_document(), args.jobs) else "NO"
+            rows.append((number, profile_name, wanted, found, wanted == found, len(result.residual), same, seconds))
+            values = ", ".join(f"{k}: {result.rules[k.split('.')[0]][k.split('.')[1]]!r}" for k in found)
+            print(f"{number:3d} {profile_name:18s} secret {', '.join(c.text() for c in changes)}\n"
+                  f"    fitted values {values or '-'}\n"
+                  f"    fitted {found} names-exactly={wanted == found} residual={len(result.residual)} "
+                  f"corpus-identical={same} {seconds:.0f} s", flush=True)
+    named = sum(1 for r in rows if r[4])
+    clean = sum(1 for r in rows if r[5] == 0)
+    identical = sum(1 for r in rows if str(r[6]).startswith("yes"))
+    print(f"\n{len(rows)} variants: fitted rules reproduce the secret implementation on all of P's cases in "
+          f"{clean}; identical on the whole corpus in {identical} (the same rules, or checked on every case); "
+          f"exactly the changed knobs named in {named}; median fit {sorted(r[7] for r in rows)[len(rows) // 2]:.0f} s")
+
+
+def run_mutants(args: argparse.Namespace) -> None:
+    cases = fit.cases_for({args.profile}, [])
+    for name in args.names:
+        fitter = fit.Fitter(args.profile, cases, [sys.executable, "-m", "mutants.serve", name], args.jobs)
+        started = time.monotonic()
+        try:
+            result = fitter.run()
+        finally:
+            fitter.close()
+        knobs = fit.changed_knobs(variants.resolve(args.profile), result.rules)
+        groups = fit.residual_groups(result.residual)
+        top = "; ".join(f"{len(ids)}x {signature}" for signature, ids, _ in groups[:2]) or "-"
+        print(f"{name:38s} knobs {knobs or '-'} residual {len(result.residual)} cases; top: {top} "
+              f"({time.monotonic() - started:.0f} s)", flush=True)
+
+
+def run_timing(args: argparse.Namespace) -> None:
+    profile = variants.resolve(args.profile)
+    rules: fit.Rules = variants.thaw(profile.rules)
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        for attempt in range(50):
+            _, changes, path = random_variant(rng, Path(tmp), f"timing-{attempt}")
+            text = path.read_text(encoding="utf-8")
+            if f"extends: {args.profile}\n" in text and len(changes) == 2:
+                break
+        thousand = [sys.executable, "-m", "conformance.cli"]
+        started = time.monotonic()
+        subprocess.run([*thousand, "verify", "--profile", args.profile], capture_output=True, check=False)
+        verify_seconds = time.monotonic() - started
+        started = time.monotonic()
+        done = subprocess.run([*thousand, "fit", "--profile", args.profile, "--jobs", str(args.jobs), "--",
+                               *REFERENCE_COMMAND, "--rules", str(path)], capture_output=True, text=True, check=False)
+        fit_seconds = time.monotonic() - started
+    del rules
+    print(done.stdout.splitlines()[0] if done.stdout else done.stderr[-500:])
+    print(f"secret changes: {', '.join(c.text() for c in changes)}")
+    print(f"verify --profile {args.profile}: {verify_seconds:.1f} s; fit: {fit_seconds:.1f} s; "
+          f"ratio {fit_seconds / verify_seconds:.1f} (wanted at most 10)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("mode", choices=("variants", "mutants", "timing"))
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--profile", default="polish")
+    parser.add_argument("--skip", type=int, default=0, help="draw but do not fit the first N variants")
+    args = parser.parse_intermixed_args()
+    {"variants": run_variants, "mutants": run_mutants, "timing": run_timing}[args.mode](args)
+
+
+if __name__ == "__main__":
+    main()

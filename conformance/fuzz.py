@@ -1,0 +1,536 @@
+"""``thousand fuzz``: differential random play against the reference under the same rules.
+
+Each trial is seeded from ``--seed`` and its number: a random match state (scores near the
+barrel, the 800 line and the dump score, bolts and give-ups one short of a penalty, seats on
+the barrel), then one to three random deals of a shuffled deck, played with random legal
+actions and, now and then, a random illegal one. The implementation and the reference (a
+subprocess, never imported) play in lockstep; after every action the legal sets, the
+replies (refusal class and reason, events) and the states are compared. The first
+divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
+the simplest match state) and saved as a schema-valid transcript holding the reference's
+values, which passes against the reference and fails against the implementation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import random
+import sys
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import yaml
+
+from conformance import observe
+from conformance.fit import command_of, resolved_option, terminal_progress
+from conformance.process import ProtocolFailure
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance.transcripts import load
+
+RANKS = ("A", "10", "K", "Q", "J", "9")
+DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)
+ENDED = ("deal_over", "match_over")
+MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
+ILLEGAL_SHARE = 0.08
+
+
+@dataclass(frozen=True)
+class Deal:
+    dealer: int
+    hands: tuple[tuple[str, ...], ...]
+    talon: tuple[str, ...]
+    actions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """What a trial plays: the match state and the deals with their actions."""
+
+    match: dict[str, Any]
+    deals: tuple[Deal, ...]
+
+
+@dataclass(frozen=True)
+class Divergence:
+    scenario: Scenario  # cut right after the diverging action
+    differences: tuple[observe.Difference, ...]
+
+
+@dataclass
+class Outcome:
+    deals_played: int = 0
+    trials: int = 0
+    divergence: Divergence | None = None
+    trial: int | None = None
+    saved: Path | None = None
+    shrink_steps: int = 0
+    seconds: float = 0.0
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+
+
+# --- random material ---------------------------------------------------------------------
+
+def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
+    deck = list(DECK)
+    rng.shuffle(deck)
+    order = DECK.index
+    hands = tuple(tuple(sorted(deck[i * 7:(i + 1) * 7], key=order)) for i in range(3))
+    return Deal(dealer, hands, tuple(sorted(deck[21:], key=order)))
+
+
+def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Mostly near a line where a rule starts to bite; a quarter of trials start from zero."""
+    state = {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in DEFAULT_MATCH_STATE.items()}
+    if rng.random() < 0.25:
+        return state
+    barrel, lock, dump = rules["barrel"], rules["defender_lock"], rules["dump"]
+    lines = [rules["match_end"]["target"] - 40, 0, -120]
+    if barrel["enabled"]:
+        lines.append(barrel["threshold"] - 40)
+    if lock["enabled"]:
+        lines.append(lock["from"] - 40)
+    if dump["enabled"]:
+        lines.append(dump["score"] - 40)
+    on_barrel = 0
+    for seat in range(3):
+        roll = rng.random()
+        if barrel["enabled"] and roll < 0.2 and on_barrel < (barrel["max_occupants"] or 3):
+            on_barrel += 1
+            state["scores"][seat] = barrel["threshold"]
+            state["barrel"][seat] = {"on": True, "attempts": rng.randrange(barrel["attempts"]),
+                                     "failed_visits": rng.randrange(barrel["failed_visit_reset"] or 3)}
+        elif roll < 0.8:
+            state["scores"][seat] = rng.choice(lines) + 5 * rng.randrange(17)
+        if rules["bolts"]["enabled"] and rng.random() < 0.4:
+            state["bolts"][seat] = rng.randrange(rules["bolts"]["every"])
+        if rng.random() < 0.3:
+            state["give_ups"][seat] = rng.randrange(4)
+    return state
+
+
+def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, Any]) -> str:
+    """A random action outside the legal set, most often a near miss of the current phase:
+    a bid equal to or next to the high bid, a contract next to a legal one, a card held but
+    not playable, a marriage or aces suffix; sometimes another phase's action or garbage."""
+    to_act, hands, phase = state.get("to_act"), state.get("hands"), state.get("phase")
+    held = list(hands[to_act]) if isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands) else []
+    amounts = [int(a.split()[1]) for a in legal if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()]
+    high_bid = state.get("high_bid")
+    high = high_bid if isinstance(high_bid, int) else 100
+    near = [high + d for d in (-5, 0, 5, 10)] + [a + d for a in amounts[-2:] for d in (5, 10, 15)]
+    by_phase = {
+        "auction": [f"bid {n}" for n in near] + ["pass"],
+        "contract": [f"contract {n}" for n in near] + ["give_up"],
+        "exchange": [f"give {rng.choice(held or list(DECK))} {rng.choice(DECK)}", "give_up"],
+        "play": [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
+        + [f"play {card} aces" for card in held if card.startswith("A")],
+        "claim": ["redeal", "no_redeal"],
+    }
+    anything = ["pass", "give_up", "redeal", f"play {rng.choice(DECK)}", f"bid {rng.choice(near)}", "bid", "play XX", "dance"]
+    options = by_phase.get(str(phase), []) if rng.random() < 0.8 else anything
+    outside = [option for option in options if option not in legal]
+    return rng.choice(outside or anything)
+
+
+# --- lockstep play -----------------------------------------------------------------------
+
+class Pair:
+    """The implementation and the reference, stepped together (each side in its own thread,
+    so that the two processes work at the same time)."""
+
+    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
+                 threads: bool = True) -> None:
+        self.sides = (observe.Observer(implementation, timeout), observe.Observer(reference, timeout))
+        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=2)
+        self.threads = threads  # off: one side after the other (for profiling the runner's side)
+
+    def both(self, work: Callable[[observe.Observer], Any]) -> tuple[Any, Any]:
+        """``work`` on each side; a reference failure raises ProtocolFailure (a problem here),
+        an implementation failure ImplementationFailed (a finding)."""
+        if self.threads:
+            futures = [self.executor.submit(_caught, work, side) for side in self.sides]
+            got, want = (future.result() for future in futures)
+        else:
+            got, want = (_caught(work, side) for side in self.sides)
+        if isinstance(want, ProtocolFailure):
+            self.reset()
+            raise want
+        if isinstance(got, ProtocolFailure):
+            self.reset()
+            raise ImplementationFailed(str(got))
+        return got, want
+
+    def reset(self) -> None:
+        """Fresh processes for the next match (a failed stream cannot be trusted)."""
+        for side in self.sides:
+            if side.impl is not None:
+                side.impl.kill()
+                side.impl = None
+
+    def close(self) -> None:
+        for side in self.sides:
+            side.close()
+        self.executor.shutdown()
+
+
+class ImplementationFailed(Exception):
+    """The implementation crashed, broke the protocol or answered ``errored``."""
+
+
+def _caught(work: Callable[[observe.Observer], Any], side: observe.Observer) -> Any:
+    try:
+        return work(side)
+    except ProtocolFailure as exc:
+        return exc
+
+
+Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
+
+
+def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
+         choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
+         record: list[tuple[Deal, list[observe.StepRecord]]] | None = None) -> tuple[Scenario, Divergence | None]:
+    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
+    played: list[Deal] = []
+    try:
+        return _play(pair, profile, document, scenario, choose, extra_deals, record, played)
+    except ImplementationFailed as exc:
+        cut = Scenario(scenario.match, tuple(played))
+        last = played[-1] if played else None
+        failure = observe.Difference("fuzz", len(played), len(last.actions) if last else 0,
+                                     last.actions[-1] if last and last.actions else None, "record", "any",
+                                     "the implementation failed", "a reply", str(exc))
+        return cut, Divergence(cut, (failure,))
+
+
+def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
+          extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
+          record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal]) -> tuple[Scenario, Divergence | None]:
+    """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
+    reference's legal set) and ``extra_deals`` adds deals. Returns what was played and the
+    first divergence; ``played`` holds the deals so far. ``record`` receives the reference's
+    step records, deal by deal."""
+    pair.both(lambda side: side.start_match(profile, document, scenario.match))
+    deals = list(scenario.deals)
+    state: dict[str, Any] = {}
+    number = 0
+    while True:
+        if number < len(deals):
+            deal = deals[number]
+        elif extra_deals is not None and (extra := extra_deals(number, state)) is not None:
+            deal = extra
+            deals.append(deal)
+        else:
+            break
+        number += 1
+        actions: list[str] = []
+        steps: list[observe.StepRecord] = []
+        if record is not None:
+            record.append((deal, steps))
+        plain = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
+        played.append(replace(deal, actions=()))  # kept current, so that a failure can be cut here
+        got, want = pair.both(lambda side: side.act(None, plain))
+        step = observe.StepRecord(number, 0, None, None, want[0], want[1])
+        steps.append(step)
+        differences = _compare(step, observe.StepRecord(number, 0, None, None, got[0], got[1]), "deal")
+        if differences:
+            cut = Scenario(scenario.match, tuple(played))
+            return cut, Divergence(cut, differences)
+        state = want[1]
+        index = 0
+        while index < (MAX_STEPS if choose else len(deal.actions)):
+            phase = str(state.get("phase"))
+            if choose is not None and phase in ENDED:
+                break
+            legal_got, legal_want = pair.both(lambda side: side.legal_set())
+            action = choose(legal_want, state) if choose is not None else deal.actions[index]
+            if action is None:
+                break
+            index += 1
+            actions.append(action)
+            played[-1] = replace(deal, actions=tuple(actions))
+            got, want = pair.both(lambda side: side.act(action))
+            state = want[1]
+            step = observe.StepRecord(number, index, action, legal_want, want[0], want[1])
+            steps.append(step)
+            differences = _compare(step, observe.StepRecord(number, index, action, legal_got, got[0], got[1]), phase)
+            if differences:
+                cut = Scenario(scenario.match, tuple(played))
+                return cut, Divergence(cut, differences)
+        if str(state.get("phase")) == "match_over":
+            break
+    return Scenario(scenario.match, tuple(played)), None
+
+
+def _compare(want: observe.StepRecord, got: observe.StepRecord, phase: str) -> tuple[observe.Difference, ...]:
+    expected = observe.CaseRecord("fuzz", (want,))
+    actual = observe.CaseRecord("fuzz", (got,))
+    return tuple(replace(d, phase=phase) for d in observe.compare(expected, actual))
+
+
+def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int) -> tuple[Scenario, Divergence | None]:
+    rules = document["rules"]
+    rng = random.Random(f"{seed}/{trial}")
+    deals_wanted = rng.randint(1, 3)
+    start = Scenario(random_match_state(rng, rules), ())
+
+    def more(number: int, state: dict[str, Any]) -> Deal | None:
+        if number >= deals_wanted:
+            return None
+        dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
+        return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
+
+    def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
+        if not legal:
+            return None
+        if rng.random() < ILLEGAL_SHARE:
+            return illegal_action(rng, legal, state)
+        declarations = [a for a in legal if a.endswith((" marriage", " aces"))]
+        if declarations and rng.random() < 0.6:
+            return rng.choice(declarations)  # trumps make the duties to trump and beat show
+        if "give_up" in legal and rng.random() < 0.15:
+            return "give_up"  # one action among many contract amounts: chosen on purpose
+        others = [a for a in legal if a != "give_up"]
+        return rng.choice(others or legal)
+
+    return play(pair, profile, document, start, choose, more)
+
+
+# --- shrinking ---------------------------------------------------------------------------
+
+def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence) -> tuple[Divergence, int]:
+    """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
+    match state. Each attempt is one lockstep replay; returns the result and the attempts."""
+    best, attempts = found, 0
+    wanted = found.differences[0].signature
+
+    def diverges(candidate: Scenario) -> Divergence | None:
+        """The candidate's divergence when it shows the same first difference."""
+        nonlocal attempts
+        attempts += 1
+        try:
+            _, divergence = play(pair, profile, document, candidate)
+        except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
+            return None
+        return divergence if divergence is not None and divergence.differences[0].signature == wanted else None
+
+    # fewest deals: the last deal alone, from the match state the earlier deals led to
+    if len(best.scenario.deals) > 1:
+        recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
+        play(pair, profile, document, best.scenario, record=recorded)
+        before = recorded[-2][1][-1].state if len(recorded) >= 2 and recorded[-2][1] else {}
+        if all(key in before for key in DEFAULT_MATCH_STATE):
+            result = diverges(Scenario({key: before[key] for key in DEFAULT_MATCH_STATE}, best.scenario.deals[-1:]))
+            best = result or best
+    # else drop earlier deals one by one while it still diverges
+    index = 0
+    while len(best.scenario.deals) > 1 and index < len(best.scenario.deals) - 1:
+        deals = best.scenario.deals[:index] + best.scenario.deals[index + 1:]
+        result = diverges(Scenario(best.scenario.match, deals))
+        if result is not None:
+            best = result
+        else:
+            index += 1
+    # the simplest match state: all zero, else one seat, then one field at a time
+    for simpler in _simpler_states(best.scenario.match):
+        result = diverges(Scenario(simpler, best.scenario.deals))
+        if result is not None:
+            best = result
+            if simpler == DEFAULT_MATCH_STATE:
+                break
+    # the shortest prefix: drop actions while the same divergence still shows
+    for deal_index in range(len(best.scenario.deals)):
+        position = 0
+        while position < len(best.scenario.deals[deal_index].actions) - 1:
+            deal = best.scenario.deals[deal_index]
+            shorter = replace(deal, actions=deal.actions[:position] + deal.actions[position + 1:])
+            deals = best.scenario.deals[:deal_index] + (shorter,) + best.scenario.deals[deal_index + 1:]
+            result = diverges(Scenario(best.scenario.match, deals))
+            if result is not None and len(result.scenario.deals) == len(deals):
+                best = result
+            else:
+                position += 1
+    return best, attempts
+
+
+def _simpler_states(match: dict[str, Any]) -> list[dict[str, Any]]:
+    plain = DEFAULT_MATCH_STATE
+    if equal(match, plain):
+        return []
+    found = [dict(plain)]
+    for key in ("barrel", "bolts", "give_ups", "scores"):
+        for seat in range(3):
+            if not equal(match[key][seat], plain[key][seat]):
+                simpler = {k: list(v) for k, v in match.items()}
+                simpler[key][seat] = plain[key][seat]
+                found.append(simpler)
+    return found
+
+
+# --- the saved transcript ----------------------------------------------------------------
+
+EXPECTED_FIELDS = ("phase", "to_act", "declarer", "contract", "trump", "talon_shown", "talon", "trick",
+                   "tricks_won", "card_points", "marriages", "deal_result", "scores", "bolts", "give_ups",
+                   "barrel", "winner", "hands", "high_bid", "auction", "next_dealer", "trick_number", "dealer")
+
+
+def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Divergence, seed: str,
+               trial: int, case_id: str) -> dict[str, Any]:
+    """The scenario as a transcript with the reference's values: legal sets on every step,
+    refusals as ``refused``, and the events and state in full where the divergence shows."""
+    recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
+    play(pair, profile, document, divergence.scenario, record=recorded)
+    first = divergence.differences[0]
+    deals = []
+    for number, (deal, steps) in enumerate(recorded, start=1):
+        last_deal = number == len(recorded)
+        entry: dict[str, Any] = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
+        if last_deal and first.step == 0:
+            entry["events"] = list(steps[0].reply.events)
+        entry["steps"] = []
+        for step in steps[1:]:
+            item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
+            if not step.reply.accepted:
+                item["refused"] = (step.reply.refusal or ("", ""))[1]
+            if last_deal and step is steps[-1]:
+                if step.reply.accepted and step.reply.events:
+                    item["events"] = list(step.reply.events)
+                item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({first.signature})"
+            entry["steps"].append(item)
+        entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
+        deals.append(entry)
+    return {
+        "id": case_id,
+        "title": f"Fuzz divergence under {profile}: {first.signature}"[:200],
+        "description": (f"Found by thousand fuzz --seed {seed} (trial {trial}) and shrunk; every expected value "
+                        f"is the reference's under {profile}. First divergence: {first.where()}: "
+                        f"reference {first.expected!r:.200}, implementation {first.actual!r:.200}."),
+        "profiles": [profile], "knobs": [], "generated": True,
+        "match": divergence.scenario.match, "deals": deals,
+    }
+
+
+def save(data: dict[str, Any], folder: Path) -> Path:
+    path = folder / f"{data['id']}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None),
+                    encoding="utf-8")
+    load(path, folder)  # a saved transcript that the loader refuses is a bug here, not a finding
+    return path
+
+
+# --- the run -----------------------------------------------------------------------------
+
+def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
+         jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
+         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
+         threads: bool = True) -> Outcome:
+    """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins)."""
+    started = time.monotonic()
+    outcome = Outcome()
+    pairs = [Pair(implementation, reference, timeout, threads) for _ in range(max(1, jobs))]
+    tell = progress or (lambda text: None)
+    try:
+        trial = 0
+        while outcome.deals_played < deals:
+            batch = list(range(trial, trial + len(pairs)))
+            trial += len(pairs)
+            def one(number: int) -> tuple[Scenario, Divergence | None]:
+                return random_trial(pairs[number % len(pairs)], profile, document, seed, number)
+
+            if len(pairs) == 1:
+                results = [one(batch[0])]
+            else:
+                with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
+                    results = list(pool.map(one, batch))
+            for number, (scenario, divergence) in zip(batch, results):
+                outcome.trials += 1
+                outcome.deals_played += len(scenario.deals)
+                if divergence is not None:
+                    outcome.divergence, outcome.trial = divergence, number
+                    break
+            tell(f"{outcome.deals_played} deals, {outcome.trials} trials, "
+                 f"{outcome.deals_played / max(time.monotonic() - started, 1e-9):.0f} deals/s")
+            if outcome.divergence is not None:
+                break
+        if outcome.divergence is not None and outcome.trial is not None:
+            tell("divergence found: shrinking")
+            small, outcome.shrink_steps = shrink(pairs[0], profile, document, outcome.divergence)
+            outcome.divergence = small
+            if save_to is not None:
+                case_id = f"{_folder_name(profile)}/fuzz-{_slug(seed)}-{outcome.trial}"
+                data = transcript(pairs[0], profile, document, small, seed, outcome.trial, case_id)
+                outcome.saved = save(data, save_to)
+    except ProtocolFailure as exc:
+        outcome.error = f"the implementation broke the protocol: {exc}"
+    except observe.Skipped as exc:
+        outcome.error = f"the implementation skipped: {exc}"
+    finally:
+        for pair in pairs:
+            pair.close()
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def _slug(text: str) -> str:
+    return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "seed"
+
+
+def _folder_name(profile: str) -> str:
+    return profile.split("+")[0]
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "fuzz", help="differential random play against the reference under the same rules",
+        description="Random match states, deals and actions, played in lockstep by an implementation and "
+                    "the reference; the first divergence is shrunk and saved as a transcript. Exit 1 when "
+                    "a divergence is found, 0 when none, 2 on usage errors.")
+    rules = parser.add_mutually_exclusive_group(required=True)
+    rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
+    rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
+    parser.add_argument("--deals", type=int, default=200, metavar="N", help="deals to play (default 200)")
+    parser.add_argument("--seed", default="0", metavar="S", help="the seed (any text; default 0): runs are reproducible")
+    parser.add_argument("--save", type=Path, metavar="DIR", help="save the shrunk divergence as a transcript below DIR")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help="pairs of processes run in parallel")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
+    parser.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    command = command_of(args, "fuzz")
+    if command is None:
+        return 2
+    if args.deals < 1:
+        print("thousand fuzz: --deals must be at least 1", file=sys.stderr)
+        return 2
+    resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
+    if resolved is None:
+        return 2
+    progress = terminal_progress("fuzz")
+    outcome = fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
+                   args.timeout, args.save, progress=progress)
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+    rate = outcome.deals_played / max(outcome.seconds, 1e-9)
+    if outcome.error:
+        print(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")
+        return 1
+    if outcome.divergence is None:
+        print(f"no divergence in {outcome.deals_played} deals ({outcome.trials} trials, seed {args.seed}, "
+              f"{rate:.0f} deals/s) under {resolved.name}")
+        return 0
+    first = outcome.divergence.differences[0]
+    print(f"DIVERGENCE after {outcome.deals_played} deals (trial {outcome.trial}, seed {args.seed}) under {resolved.name}; "
+          f"shrunk in {outcome.shrink_steps} replays to {len(outcome.divergence.scenario.deals)} deal(s)")
+    for difference in outcome.divergence.differences[:6]:
+        print(f"  {difference.signature}: reference {difference.expected!r:.150}, implementation {difference.actual!r:.150}")
+    print(f"  at {first.where()}")
+    if outcome.saved:
+        print(f"saved {outcome.saved}")
+    return 1
