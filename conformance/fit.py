@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
+import math
 import sys
 import tempfile
 import time
@@ -437,8 +438,13 @@ def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ())
     if not command:
         print(f"thousand {tool}: give the implementation's command after --", file=sys.stderr)
         return None
-    if args.jobs < 1 or args.timeout <= 0:
-        print(f"thousand {tool}: --jobs must be at least 1 and --timeout positive", file=sys.stderr)
+    try:  # thousand verify --rules hands these over as text (verify checks its options itself)
+        args.jobs, args.timeout = int(args.jobs), float(args.timeout)
+    except ValueError:
+        args.jobs = 0
+    if args.jobs < 1 or not math.isfinite(args.timeout) or args.timeout <= 0:
+        print(f"thousand {tool}: --jobs must be a whole number of at least 1 and --timeout a finite number above 0",
+              file=sys.stderr)
         return None
     return command
 
