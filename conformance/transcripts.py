@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from conformance import corpus_cache
-from variants.loader import Marks, YamlError, clip, decode, excerpt, parse_document, read_bytes
+from variants.loader import MAX_TRANSCRIPT_BYTES, Marks, YamlError, clip, decode, excerpt, parse_document, read_bytes
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent
 CASES_DIR = CONFORMANCE_DIR / "cases"
 GENERATED_DIR = CONFORMANCE_DIR / "generated"
-MAX_BYTES = 2 * 1024 * 1024  # far above any real transcript; guards against a runaway file
+MAX_BYTES = MAX_TRANSCRIPT_BYTES
 ALL_CARDS = frozenset(rank + suit for suit in "SCDH" for rank in ("A", "10", "K", "Q", "J", "9"))
 MALFORMED_REASONS = frozenset({"malformed_action", "unknown_card"})
 

@@ -36,6 +36,7 @@ import yaml
 from variants.errors import FileProblem, ProfileError
 
 MAX_BYTES = 1024 * 1024  # profiles; transcripts pass their own limit
+MAX_TRANSCRIPT_BYTES = 2 * 1024 * 1024  # far above any real transcript; guards against a runaway file
 MAX_DEPTH = 64
 MAX_INT = 2**53 - 1
 EXCERPT = 60
