@@ -16,9 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-import yaml
-
 from spec import SPEC_DIR
+from variants.loader import read_document
 from variants.schema import rule_sections
 
 DIAGNOSIS_FILE = SPEC_DIR / "diagnosis.yaml"
@@ -29,7 +28,7 @@ PLAY_WORDS = {
     "lead": "leads", "marriage": "declare a marriage", "aces": "declare four aces",
     "beat": "follow and beat the card winning the trick", "no_beat": "follow without beating the card winning the trick (the duty to beat)",
     "under_trump": "follow under a winning trump", "trump": "trump", "overtrump": "overtrump",
-    "undertrump": "trump under a higher trump", "discard_holding_suit": "discard while holding the suit led",
+    "undertrump": "trump under a higher trump", "off_suit_holding_suit": "leave the suit led while holding it",
     "discard_void": "discard while void in the suit led",
 }
 
@@ -40,49 +39,70 @@ class Finding:
 
     check: str
     signature: str
-    knobs: tuple[str, ...]
+    knobs: tuple[str, ...]  # the knobs that decide the check itself
     message: str
     expected: Any
     actual: Any
     where: Mapping[str, Any]
+    upstream: tuple[str, ...] = ()  # the knobs that decide what the check reads (the deal's score)
 
     def to_json(self) -> dict[str, Any]:
-        return {"check": self.check, "signature": self.signature, "knobs": list(self.knobs), "message": self.message,
-                **dict(self.where), "expected": self.expected, "actual": self.actual}
+        found = {"check": self.check, "signature": self.signature, "knobs": list(self.knobs), "message": self.message,
+                 **dict(self.where), "expected": self.expected, "actual": self.actual}
+        return {**found, "upstream": list(self.upstream)} if self.upstream else found
 
 
 # --- knobs -----------------------------------------------------------------------------
 
 @functools.cache
 def _table() -> dict[str, Any]:
-    data = yaml.safe_load(DIAGNOSIS_FILE.read_text(encoding="utf-8"))
+    data, _ = read_document(DIAGNOSIS_FILE)  # the project's one YAML reader
     return data if isinstance(data, dict) else {}
 
 
 def expand(entries: Iterable[str]) -> tuple[str, ...]:
-    """Knob names: a ``section`` entry stands for every knob the schema has in it."""
+    """Knob names, those that decide the check first (see ``split``)."""
+    direct, upstream = split(entries)
+    return direct + upstream
+
+
+def split(entries: Iterable[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Knob names, as (the knobs that decide the check, those upstream of it): a ``section``
+    entry stands for every knob the schema has in it, and ``see kind.key`` for the knobs of
+    that other entry, upstream (an event that follows from the deal's score is decided by
+    whatever decides ``state.scores`` too)."""
     sections = rule_sections()
-    found: list[str] = []
+    direct: list[str] = []
+    upstream: list[str] = []
     for entry in entries:
+        if entry.startswith("see "):
+            upstream.extend(name for name in knobs_for(*entry[4:].split(".")) if name not in upstream)
+            continue
         section, _, knob = entry.partition(".")
         names = [f"{section}.{knob}"] if knob else [f"{section}.{name}" for name in sections.get(section, [])]
-        found.extend(name for name in names if name not in found)
-    return tuple(found)
+        direct.extend(name for name in names if name not in direct)
+    return tuple(direct), tuple(name for name in upstream if name not in direct)
 
 
 def knobs_for(kind: str, *keys: str) -> tuple[str, ...]:
     """The knobs of the most specific entry ``kind.keys...`` in spec/diagnosis.yaml."""
+    direct, upstream = decided(kind, *keys)
+    return direct + upstream
+
+
+def decided(kind: str, *keys: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(direct, upstream) knobs of the most specific entry ``kind.keys...`` in spec/diagnosis.yaml."""
     table = _table()
     node: Any = table.get(kind)
     if node is None:
-        return expand(table.get("default") or [])
+        return split(table.get("default") or [])
     best: Any = node.get("default", []) if isinstance(node, dict) else node
     for key in keys:
         if not isinstance(node, dict) or key not in node:
             break
         node = node[key]
         best = node.get("default", []) if isinstance(node, dict) else node
-    return expand(best if isinstance(best, list) else [])
+    return split(best if isinstance(best, list) else [])
 
 
 # --- signatures --------------------------------------------------------------------------
@@ -142,6 +162,9 @@ def _play_category(action: str, state: Mapping[str, Any] | None) -> str:
         return "lead"
     card = parts[1]
     suit = card[-1]
+    holds_suit = isinstance(hand, list) and any(isinstance(c, str) and c.endswith(led) for c in hand)
+    if suit != led and holds_suit:
+        return "off_suit_holding_suit"  # a trump or a discard alike: following suit is a fixed rule
     if suit == led:
         if best[-1] != led:
             return "under_trump"
@@ -150,8 +173,7 @@ def _play_category(action: str, state: Mapping[str, Any] | None) -> str:
         if best[-1] == trump:
             return "overtrump" if _beats(card, best, led, trump) else "undertrump"
         return "trump"
-    holds_suit = isinstance(hand, list) and any(isinstance(c, str) and c.endswith(led) for c in hand)
-    return "discard_holding_suit" if holds_suit else "discard_void"
+    return "discard_void"
 
 
 def _category(action: str, others: Sequence[str], state: Mapping[str, Any] | None) -> str:
@@ -180,7 +202,8 @@ def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
     unexpected = sorted(set(actual) - set(expected))
     parts: list[str] = []
     categories: list[str] = []
-    for label, actions, others in (("missing", missing, unexpected or expected), ("unexpected", unexpected, expected)):
+    offered = sorted(set(actual) & set(expected))  # where a missing amount lies is seen against what was offered
+    for label, actions, others in (("missing", missing, unexpected or offered or expected), ("unexpected", unexpected, expected)):
         found = sorted({_category(a, others, state) for a in actions})
         categories += found
         parts += [f"{label} {_describe_category(c)}" for c in found]
@@ -198,6 +221,29 @@ def event_label(event: Any) -> str:
     return label + (f"({event['reason']})" if isinstance(event.get("reason"), str) else "")
 
 
+def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
+                  same: Any) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """Signature, direct and upstream knobs of an expected event not found: when the
+    implementation sent an event of that type (and reason), the fields that differ name the
+    mistake ("trick_won differs in points"); otherwise the event is missing."""
+    kind = str(wanted.get("type"))
+    label = event_label(wanted)
+    alike = [e for e in actual if isinstance(e, dict) and event_label(e) == label]
+    for event in alike:
+        fields = sorted(k for k, v in wanted.items() if k != "type" and not (k in event and same(v, event[k])))
+        if fields:
+            direct: list[str] = []
+            upstream: list[str] = []
+            for name in fields:
+                own, above = decided("event", kind, name)
+                direct += [k for k in own if k not in direct]
+                upstream += [k for k in above if k not in upstream]
+            return (f"event[{phase}] {label} differs in {', '.join(fields)}", tuple(direct),
+                    tuple(k for k in upstream if k not in direct))
+    reason = wanted.get("reason")
+    return (f"event[{phase}] missing {label}", *decided("event", kind, *([reason] if isinstance(reason, str) else [])))
+
+
 def refusal_label(reply_refusal: Any) -> str:
     if isinstance(reply_refusal, dict):
         return str(reply_refusal.get("reason"))
@@ -206,32 +252,142 @@ def refusal_label(reply_refusal: Any) -> str:
 
 # --- groups ----------------------------------------------------------------------------
 
-def groups(failures: Iterable[tuple[str, Sequence[Mapping[str, Any]], str, str]]) -> list[dict[str, Any]]:
-    """Failing runs grouped by signature, largest first.
+@dataclass(frozen=True)
+class Failure:
+    """One failing run as the grouping reads it: its findings (as JSON), the signature and
+    message of a run that failed without one (error, timeout), and the knobs the case is
+    known to exercise (its ``knobs``: those whose value changes its outcome)."""
 
-    ``failures`` gives, per failing run, its ``id@profile``, its findings (as JSON), and the
-    signature and message used for a run that failed without a finding (error, timeout).
-    A run counts once in every group whose signature it shows; ``first`` counts the runs
-    whose first finding it is, the likeliest root cause.
+    run: str  # case-id@profile
+    findings: Sequence[Mapping[str, Any]]
+    fallback: str = ""
+    message: str = ""
+    exercised: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Run:
+    run: str
+    signature: str
+    direct: tuple[str, ...]  # the knobs that decide the check
+    upstream: tuple[str, ...]  # the knobs that decide what it reads
+    message: str
+    exercised: frozenset[str] = frozenset()
+
+    @property
+    def knobs(self) -> tuple[str, ...]:
+        return self.direct + self.upstream
+
+    @property
+    def suspects(self) -> tuple[str, ...]:
+        """The knobs that decide the check and that the case is known to exercise; all the
+        deciding knobs when none is (a rule no knob names, or a case without that list)."""
+        both = tuple(k for k in self.knobs if k in self.exercised)
+        return both or self.knobs
+
+
+def _first(failure: Failure) -> _Run:
+    if not failure.findings:
+        return _Run(failure.run, failure.fallback, (), (), failure.message)
+    return _from(failure, failure.findings[0])
+
+
+def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
+    return _Run(failure.run, str(finding.get("signature")), tuple(str(k) for k in finding.get("knobs") or ()),
+                tuple(str(k) for k in finding.get("upstream") or ()), str(finding.get("message", "")),
+                frozenset(failure.exercised))
+
+
+def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
+    """Runs that name knobs, split greedily by the knob that explains the most of them.
+
+    The same broken rule shows through several checks (a missing ``barrel_left`` event in one
+    transcript, ``state.scores`` in another that only checks scores); the knobs of those
+    checks meet in the rule, so the knob shared by most runs gathers them into one cause.
+    A run's candidates are its suspects: the deciding knobs its case exercises. Among
+    knobs that reach as many runs, the one that decides most of their checks directly (not
+    only what the checks read) gathers them.
     """
-    runs: dict[str, list[str]] = {}
-    first: Counter[str] = Counter()
-    knobs: dict[str, list[str]] = {}
-    example: dict[str, str] = {}
-    for run, findings, fallback, fallback_message in failures:
-        signatures = [(str(f.get("signature")), list(f.get("knobs") or []), str(f.get("message", ""))) for f in findings]
-        if not signatures:
-            signatures = [(fallback, [], fallback_message)]
-        first[signatures[0][0]] += 1
-        for signature, its_knobs, message in signatures:
-            members = runs.setdefault(signature, [])
-            if run not in members:
-                members.append(run)
-            knobs.setdefault(signature, its_knobs)
-            example.setdefault(signature, f"{run}: {message}")
-    ordered = sorted(runs, key=lambda s: (-len(runs[s]), -first[s], s))
-    return [{"signature": s, "knobs": knobs[s], "count": len(runs[s]), "first": first[s],
-             "cases": runs[s], "example": example[s]} for s in ordered]
+    pending = list(runs)
+    found: list[list[_Run]] = []
+    while pending:
+        reach = Counter(k for r in pending for k in set(r.knobs))
+        suspected = Counter(k for r in pending for k in set(r.suspects))
+        direct = Counter(k for r in pending for k in set(r.direct))
+        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -direct[k], k))
+        members = [r for r in pending if knob in r.knobs]
+        found.append(members)
+        pending = [r for r in pending if knob not in r.knobs]
+    return found
+
+
+def _shared_knobs(members: Sequence[_Run], headline: str) -> list[str]:
+    """The knobs to look at, best first: those most members' cases exercise among the
+    knobs deciding their checks, then those that decide the headline check, then those that
+    decide most checks directly; a knob is listed when at least half the members name it.
+    Ties keep the headline's own order."""
+    reach = Counter(k for r in members for k in set(r.knobs))
+    suspected = Counter(k for r in members for k in set(r.suspects))
+    direct = Counter(k for r in members for k in set(r.direct))
+    own = next(r.direct for r in members if r.signature == headline)
+    order = {k: i for i, k in enumerate(dict.fromkeys([*own, *(k for r in members for k in r.knobs)]))}
+    named = [k for k, n in reach.items() if 2 * n >= len(members)]
+    return sorted(named, key=lambda k: (-suspected[k], k not in own, -direct[k], -reach[k], order[k]))
+
+
+def _group(members: Sequence[_Run], with_knobs: bool = True) -> dict[str, Any]:
+    checks = Counter(r.signature for r in members)
+    ranked = sorted(checks, key=lambda s: (-checks[s], s))
+    # the headline is the most telling of the common checks: among those seen in at least a
+    # quarter of the runs, the one decided by the fewest knobs (a missing barrel_left event
+    # says more than state.scores), then the commonest
+    breadth = {s: min(len(r.direct) for r in members if r.signature == s) for s in checks}
+    common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
+    head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
+    example = next(r for r in members if r.signature == head)
+    knobs = _shared_knobs(members, head) if with_knobs else []
+    return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
+            "checks": [{"signature": s, "count": checks[s]} for s in ranked],
+            "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}
+
+
+def _grouped(runs: Sequence[_Run]) -> list[dict[str, Any]]:
+    with_knobs = [r for r in runs if r.knobs]
+    found = [_group(members) for members in _cover(with_knobs)]
+    by_signature: dict[str, list[_Run]] = {}
+    for r in runs:
+        if not r.knobs:  # a check no knob decides (an error, a fixed rule): its own cause
+            by_signature.setdefault(r.signature, []).append(r)
+    found += [_group(members, with_knobs=False) for members in by_signature.values()]
+    return sorted(found, key=lambda g: (-g["count"], g["signature"]))
+
+
+def groups(failures: Iterable[Failure]) -> list[dict[str, Any]]:
+    """Root causes of the failing runs, largest first; every run is in exactly one.
+
+    A run is judged by its first finding, the earliest wrong answer: later ones are often
+    its consequences (see ``further``). Runs whose first checks name knobs are gathered by
+    the knob most of them suspect (one rule seen through several checks is one cause); the
+    group's ``knobs`` are those at least half its members name, the likeliest first, its
+    ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
+    whose check names no knob group by signature.
+    """
+    return _grouped([_first(failure) for failure in failures])
+
+
+def further(failures: Iterable[Failure], root_causes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Differences after the first in the same runs that their root cause cannot explain
+    (no knob in common with it): a second mistake the first one would otherwise hide."""
+    cause_of = {run: set(group["knobs"]) for group in root_causes for run in group["cases"]}
+    later: list[_Run] = []
+    for failure in failures:
+        explained = cause_of.get(failure.run, set())
+        for finding in failure.findings[1:]:
+            candidate = _from(failure, finding)
+            if candidate.knobs and not explained.intersection(candidate.knobs):  # else a consequence of the root cause
+                later.append(candidate)
+                break  # the next cause after the root one; a third shows once the second is fixed
+    return _grouped(later)
 
 
 def outcome_signature(outcome: str, message: str) -> str:

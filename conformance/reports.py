@@ -160,11 +160,22 @@ def sections_summary(results: Iterable[Result]) -> dict[str, int]:
     return dict(sorted(tally.items(), key=lambda item: (-item[1], item[0])))
 
 
+def _failures(results: Iterable[Result]) -> list[diagnosis.Failure]:
+    return [diagnosis.Failure(f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings],
+                              diagnosis.outcome_signature(r.outcome, r.message), r.message, tuple(r.knobs))
+            for r in results]
+
+
 def root_cause_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
-    """The unexpected results grouped by the signatures of their findings, largest first."""
-    return diagnosis.groups(
-        (f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings], diagnosis.outcome_signature(r.outcome, r.message),
-         r.message) for r in results)
+    """The unexpected results by root cause (the knobs their first wrong answers share), largest first."""
+    return diagnosis.groups(_failures(results))
+
+
+def diagnose(results: Sequence[Result]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The root causes, and the further differences the root causes do not explain."""
+    failures = _failures(results)
+    causes = diagnosis.groups(failures)
+    return causes, diagnosis.further(failures, causes)
 
 
 def not_declared(results: Sequence[Result]) -> dict[str, Any]:
@@ -215,7 +226,7 @@ def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> d
         "unexpected_passes": [f"{r.case_id}@{r.profile}" for r in verdict.unexpected_passes],
         "stale_expected_failures": verdict.stale_entries,
         "failing_by_section": sections_summary(verdict.unexpected),
-        "groups": root_cause_groups(verdict.unexpected),
+        **dict(zip(("groups", "further"), diagnose(verdict.unexpected))),
         "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
         "cases": [r.to_json() for r in results],
     }
@@ -289,17 +300,36 @@ def _knob_list(knobs: Sequence[str], shown: int = 6) -> str:
     return ", ".join(knobs[:shown]) + (f", ... ({len(knobs)} knobs)" if len(knobs) > shown else "")
 
 
-def print_groups(groups: Sequence[dict[str, Any]], failing: int, stream: TextIO, shown: int = 15) -> None:
-    """The root causes after the summary, largest first (pytest's short summary, by cause)."""
+def print_groups(groups: Sequence[dict[str, Any]], failing: int, stream: TextIO, shown: int = 15,
+                 further: Sequence[dict[str, Any]] = ()) -> None:
+    """The root causes after the summary, largest first (pytest's short summary, by cause):
+    each with its share, the knobs to look at, the checks it showed through and an example;
+    then the further differences hidden behind a root cause in the same runs."""
     if not groups:
         return
     print(f"root causes of {failing} unexpected result{'s' if failing != 1 else ''} (largest first):", file=stream)
-    for group in groups[:shown]:
-        knobs = f"  [{_knob_list(group['knobs'], 4)}]" if group["knobs"] else ""
-        print(f"  {group['count']:4d}  {group['signature']}{knobs}", file=stream)
-        print(f"        e.g. {group['example'][:200]}", file=stream)
+    for number, group in enumerate(groups[:shown], start=1):
+        _print_group(number, group, failing, stream)
     if len(groups) > shown:
-        print(f"  ... {len(groups) - shown} more groups in the JSON report", file=stream)
+        print(f"  ... {len(groups) - shown} more root causes in the JSON report", file=stream)
+    if further:
+        print("further differences in the same runs, after their root cause (fix the root causes first):", file=stream)
+        for number, group in enumerate(further[:5], start=1):
+            _print_group(number, group, 0, stream)
+        if len(further) > 5:
+            print(f"  ... {len(further) - 5} more in the JSON report (\"further\")", file=stream)
+
+
+def _print_group(number: int, group: dict[str, Any], failing: int, stream: TextIO) -> None:
+    share = f" ({group['count'] / failing:.0%})" if failing else ""
+    knobs = f"knobs: {_knob_list(group['knobs'], 5)}" if group["knobs"] else "no knob decides this check (a fixed rule, or a broken reply)"
+    print(f"  {number:2d}. {group['count']} run{'s' if group['count'] != 1 else ''}{share}: {group['signature']}", file=stream)
+    print(f"      {knobs}", file=stream)
+    checks = group.get("checks") or []
+    if len(checks) > 1:
+        seen = "; ".join(f"{c['signature']} ({c['count']})" for c in checks[:4])
+        print(f"      seen as: {seen}" + (f"; ... {len(checks) - 4} more" if len(checks) > 4 else ""), file=stream)
+    print(f"      e.g. {group['example'][:200]}", file=stream)
 
 
 def _json(value: Any) -> str:

@@ -22,7 +22,7 @@ import json
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from conformance import diagnosis, schemas
@@ -433,8 +433,8 @@ class Worker:
         keep = self.settings.budget.keep
         result.message = clip_text(result.message)
         result.details = {key: keep(value) for key, value in result.details.items()}
-        result.findings = [Finding(f.check, f.signature, f.knobs, clip_text(f.message), keep(f.expected), keep(f.actual),
-                                   dict(f.where)) for f in result.findings]
+        result.findings = [replace(f, message=clip_text(f.message), expected=keep(f.expected), actual=keep(f.actual),
+                                   where=dict(f.where)) for f in result.findings]
         return result
 
     def _stderr_tail(self, since: int) -> str:
@@ -477,11 +477,13 @@ class CaseRun:
 
     # --- recording ---
 
-    def _record(self, check: str, signature: str, knobs: tuple[str, ...], message: str, expected: Any, actual: Any,
-                before: dict[str, Any] | None = None, ends: bool = False) -> None:
+    def _record(self, check: str, signature: str, knobs: tuple[tuple[str, ...], tuple[str, ...]], message: str,
+                expected: Any, actual: Any, before: dict[str, Any] | None = None, ends: bool = False) -> None:
+        """One failed check; ``knobs``: (direct, upstream) as ``diagnosis.decided`` gives them."""
         if not self.findings:
             self.first_state = before
-        self.findings.append(Finding(check, signature, knobs, message, expected, actual, dict(self.position)))
+        direct, upstream = knobs
+        self.findings.append(Finding(check, signature, direct, message, expected, actual, dict(self.position), upstream))
         if ends or self.worker.settings.first_mismatch:
             raise EndOfCase
 
@@ -552,7 +554,7 @@ class CaseRun:
             before = self._state()
             if "player" in step and not same(step["player"], before.get("to_act")):
                 phase = str(before.get("phase"))
-                self._record("player", f"to_act[{phase}]", diagnosis.knobs_for("to_act", phase),
+                self._record("player", f"to_act[{phase}]", diagnosis.decided("to_act", phase),
                              f"expected player {step['player']} to act; the implementation has {_short(before.get('to_act'))}",
                              step["player"], before.get("to_act"), before)
         if "legal" in step:
@@ -566,7 +568,9 @@ class CaseRun:
         if not reply["ok"]:
             reason = diagnosis.refusal_label(reply.get("refusal"))
             self._record("accepted", f"refused[{phase}]: the transcript's {action.split()[0]} ({reason})",
-                         diagnosis.knobs_for("refusal", reason), f"{action!r} was refused: {_refusal_text(reply.get('refusal'))}",
+                         diagnosis.decided("refused", reason) if diagnosis.knobs_for("refused", reason)
+                         else diagnosis.decided("refusal", reason),
+                         f"{action!r} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
         self._check_events(step.get("events"), reply.get("events"), phase, before)
         if step.get("expect"):
@@ -588,7 +592,7 @@ class CaseRun:
         if strange:
             signature += "; actions that are not strings"
         missing, unexpected = sorted(wanted - got), sorted(got - wanted)
-        self._record("legal", signature, knobs,
+        self._record("legal", signature, (knobs, ()),
                      f"legal actions differ: missing {_short(missing)}, unexpected {_short(unexpected)}",
                      sorted(wanted), sorted(got) + [_short(a) for a in strange], before)
         return before
@@ -597,7 +601,7 @@ class CaseRun:
                        phase: str) -> None:
         reason = step["refused"]
         wanted = {"class": refusal_class(reason), "reason": reason}
-        knobs = diagnosis.knobs_for("refusal", reason)
+        knobs = diagnosis.decided("refusal", reason)
         if reply["ok"]:
             self.known_state = None
             self._record("refusal", f"refusal[{phase}]: expected {reason}, accepted", knobs,
@@ -614,7 +618,7 @@ class CaseRun:
             changed = sorted(k for k in set(before) | set(after)
                              if k not in self.unsupported.state_fields and not equal(before.get(k), after.get(k)))
             self._record("unchanged", f"unchanged[{phase}]: a refusal changed " + ", ".join(changed[:5]),
-                         diagnosis.knobs_for("unchanged"), f"the refused {step['action']!r} changed the state: {', '.join(changed)}",
+                         diagnosis.decided("unchanged"), f"the refused {step['action']!r} changed the state: {', '.join(changed)}",
                          {k: before.get(k) for k in changed}, {k: after.get(k) for k in changed}, before, ends=True)
 
     def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -630,9 +634,8 @@ class CaseRun:
         actual = actual if isinstance(actual, list) else []
         missing = unmatched_event(wanted, actual)
         if missing is not None:
-            label = diagnosis.event_label(wanted[missing])
-            self._record("events", f"event[{phase}] missing {label}",
-                         diagnosis.knobs_for("event", str(wanted[missing].get("type"))),
+            signature, direct, upstream = diagnosis.event_finding(phase, wanted[missing], actual, same)
+            self._record("events", signature, (direct, upstream),
                          f"expected event {_short(wanted[missing])} (in order) not among the {phase} events",
                          wanted, actual, before)
 
@@ -642,7 +645,7 @@ class CaseRun:
         actual = self._state()
         differences = state_differences({k: v for k, v in expected.items() if k not in skipped}, actual)
         for name, difference in differences.items():
-            self._record("state", f"state.{name}", diagnosis.knobs_for("state", name),
+            self._record("state", f"state.{name}", diagnosis.decided("state", name),
                          f"state differs in {name}", {name: difference["expected"]}, {name: difference["actual"]}, before)
 
     def _state_before_failure(self) -> dict[str, Any] | None:

@@ -16,12 +16,16 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from conformance import house as house_cases
 from conformance import process, reports, runner
 from conformance.cli import silence_stdout
 from conformance.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
+
+if TYPE_CHECKING:  # variants is imported late: a one-case run should not pay for it
+    from variants import ResolvedProfile
 
 SHOWN_IN_FULL = 20  # unexpected results described in full; the rest get one line
 EXIT_CODES = """exit codes:
@@ -204,6 +208,51 @@ def check_selection(args: argparse.Namespace, options: Options, cases: Sequence[
         raise UsageError("the selection matches no (case, profile) pair: nothing would be checked")
 
 
+# --- house rules (--rules) ----------------------------------------------------------------
+
+def house_rules(args: argparse.Namespace) -> ResolvedProfile:
+    """The resolved house rules of ``--rules`` (a file or ``name+option``); a bad one is a usage error."""
+    import variants
+
+    if args.profile:
+        raise UsageError("--rules and --profile cannot be combined: the house rules name the profile")
+    try:
+        return variants.resolve(args.rules)
+    except variants.ProfileError as exc:
+        raise UsageError(f"--rules: {exc}") from None
+
+
+def re_expected_cases(args: argparse.Namespace, options: Options, cases: Sequence[Transcript | CaseBug],
+                      house: ResolvedProfile) -> list[Transcript | CaseBug]:
+    """The cases of the profiles the house rules build on, re-expected by the reference under them."""
+    family = house_cases.rules_family(house)
+    chosen = house_cases.applicable(cases, family, args.skip)
+    if not chosen:
+        raise UsageError(f"no case applies to {house.name} (cases of {', '.join(sorted(family))})")
+    chosen = [c for c in chosen if runner.case_selected(c.id, options.include + options.listed, [])]
+    if not chosen:
+        raise UsageError(f"-k / --case-list select none of the cases that apply to {house.name}")
+    on_terminal = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if on_terminal:
+            sys.stderr.write(f"\r\033[Kverify: the reference under {args.rules} re-expects {done}/{total} cases")
+            sys.stderr.flush()
+
+    found = house_cases.oracle_cases(chosen, house.name, house.to_document(), args.rules, options.jobs, options.timeout,
+                                     progress)
+    if on_terminal:
+        sys.stderr.write("\r\033[K")
+    return found
+
+
+def _house_documents(name: str, document: dict[str, Any]) -> Callable[[str], dict[str, Any]]:
+    def resolve(profile: str) -> dict[str, Any]:
+        return document if profile == name else resolve_document(profile)
+
+    return resolve
+
+
 # --- signals -----------------------------------------------------------------------------
 
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
@@ -231,11 +280,7 @@ def _restore_signals(saved: dict[int, Any]) -> None:
 # --- the run -----------------------------------------------------------------------------
 
 def main(args: argparse.Namespace) -> int:
-    """``thousand verify``; other modes of the command branch here, before the run."""
-    if getattr(args, "rules", None):
-        from conformance.fit import verify_rules
-
-        return verify_rules(args)
+    """``thousand verify`` (with ``--rules``, against house rules: same run, same reports)."""
     saved = _trap_signals()
     try:
         return run_verify(args)
@@ -250,18 +295,24 @@ def run_verify(args: argparse.Namespace) -> int:
     state = runner.RunState()
     cases: Sequence[Transcript | CaseBug] = []
     jobs: list[runner.Job] = []
+    house: ResolvedProfile | None = None
     progress: reports.Progress | None = None
     try:
         try:
             options = check_options(args)
             info.command = options.command
             cases = discover(args.cases or [CASES_DIR, GENERATED_DIR])
+            house = house_rules(args) if getattr(args, "rules", None) else None
+            if house is not None:
+                info.profiles = [house.name]
+                cases = re_expected_cases(args, options, cases, house)
             jobs = runner.plan(cases, args.profile, options.include + options.listed, args.skip)
             check_selection(args, options, cases, jobs)
         except UsageError as exc:
             print(f"thousand verify: {exc}", file=sys.stderr)
             return EXIT_USAGE
-        settings = runner.Settings(options.command, options.timeout, args.validate_messages, resolve_document,
+        documents = resolve_document if house is None else _house_documents(house.name, house.to_document())
+        settings = runner.Settings(options.command, options.timeout, args.validate_messages, documents,
                                    first_mismatch=args.first_mismatch)
         progress = reports.Progress(len(jobs))
         subreaper = process.become_subreaper()
@@ -358,7 +409,8 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
     print(summary_line(results), file=out)
     for line in detail_lines(results):
         print(line, file=out)
-    reports.print_groups(reports.root_cause_groups(verdict.unexpected), len(verdict.unexpected), out)
+    causes, further = reports.diagnose(verdict.unexpected)
+    reports.print_groups(causes, len(verdict.unexpected), out, further=further)
 
 
 def summary_line(results: Sequence[runner.Result]) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .catalogue import Mutant, select
-from .matrix import ROOT, Verdict, count_steps, passing, render, verdict
+from .matrix import ROOT, Verdict, count_steps, passing, render, undiagnosed, verdict
 
 RUNNER = (sys.executable, "-m", "conformance.cli", "verify")
 
@@ -30,7 +30,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m mutants",
         description="Run the conformance corpus against each deliberately wrong implementation and "
-                    "print which cases kill it. Exits 1 if any mutant survives.")  # fmt: skip
+                    "print which cases kill it and whether the report's largest root cause points at the "
+                    "mistake. Exits 1 if any mutant survives or is poorly diagnosed.")  # fmt: skip
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="mutants checked at the same time (default: the number of cores)")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
@@ -38,6 +39,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--only", nargs="+", default=[], metavar="MUTANT", help="only these mutants (names or globs)")
     parser.add_argument("--json", type=Path, metavar="FILE", help="write the matrix as JSON here")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="the runner's per-reply timeout")
+    parser.add_argument("--reports", type=Path, metavar="DIR",
+                        help="keep each run's runner report here (NAME.json, reference.json) to read the diagnosis")
     parser.add_argument("--list", action="store_true", help="list the catalogue and exit")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0:
@@ -101,8 +104,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     started = time.monotonic()
     steps = count_steps()
+    if args.reports is not None:
+        try:
+            args.reports.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            print(f"python -m mutants: cannot write reports to {args.reports}: {exc.strerror}", file=sys.stderr)
+            return 2
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
-        workdir = Path(tmp)
+        workdir = args.reports or Path(tmp)
         print(f"reference run ({len(steps)} cases on disk) ...", flush=True)
         report, problem = run_corpus([sys.executable, "-m", "reference_impl.server"], args, workdir, "reference", args.jobs)
         if report is None:
@@ -119,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.json.write_text(json.dumps({"wall_seconds": round(wall, 1), "jobs": args.jobs, "reference_runs_passed": len(baseline),
                                          "reference_runs_not_passed": not_passed,
                                          "mutants": [v.to_json() for v in verdicts]}, indent=1) + "\n", encoding="utf-8")
-    return 0 if all(v.killed for v in verdicts) else 1
+    # a survivor, or a mutant whose report does not point at its mistake, fails the matrix
+    return 0 if all(v.killed for v in verdicts) and not undiagnosed(verdicts) else 1
 
 
 if __name__ == "__main__":

@@ -162,8 +162,10 @@ def _trump_instead_of_following() -> list[Patch]:
     def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
         def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
             found = original(self, hand)
-            extra = [c for c in hand if c.suit == self.trump and c not in found]
-            return found + extra
+            led = self.trick[0][1].suit
+            if led == self.trump or not any(c.suit == led for c in hand):
+                return found  # only a player holding a plain suit led is let off following it
+            return found + [c for c in hand if c.suit == self.trump and c not in found]
 
         return allowed
 

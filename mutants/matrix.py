@@ -16,6 +16,9 @@ from variants.loader import MAX_TRANSCRIPT_BYTES, YamlError, read_document
 ROOT = Path(__file__).resolve().parent.parent
 CASE_ROOTS = (ROOT / "conformance" / "cases", ROOT / "conformance" / "generated")
 NOT_KILLING = ("pass", "skipped", "not_declared")
+DIAGNOSED_SHARE = 0.8  # issue 11: one root cause explains at least 80% of a one-rule mistake's failures
+SHOWN_KNOBS = 5  # a root cause's first knobs, those the runner prints (conformance.reports)
+OUTCOME_SIGNATURES = ("error:", "timeout:", "case_bug:")  # a broken run, not a rule
 
 
 @dataclass
@@ -35,9 +38,28 @@ class Verdict:
 
     @property
     def diagnosed(self) -> bool:
-        """The largest group names a knob the mutant breaks: the report points at the cause.
-        A catalogue entry that is a whole section (``scoring``) matches any knob of it."""
-        return any(top == broken or top.startswith(broken + ".") for top in self.top_knobs for broken in self.knobs)
+        """The largest group names a knob the mutant breaks among the first knobs it prints:
+        the report points at the cause. A mutant of a fixed rule (its catalogue entry is a
+        whole section, ``scoring``) has no knob to name: any knob of that section the
+        group lists will do."""
+        shown = self.top_knobs if self.fixed_rule else self.top_knobs[:SHOWN_KNOBS]
+        return any(top == broken or top.startswith(broken + ".") for top in shown for broken in self.knobs)
+
+    @property
+    def fixed_rule(self) -> bool:
+        """The mutant breaks a rule no knob names (catalogue knobs are whole sections)."""
+        return bool(self.knobs) and all("." not in k for k in self.knobs)
+
+    @property
+    def well_diagnosed(self) -> bool:
+        """The report points an author at the mistake: its largest root cause explains at
+        least 80% of the failures and names a knob the mutant breaks, or, for a fixed rule,
+        is a rule check that no knob decides (its signature says what differs)."""
+        if self.top_signature is None or (self.top_share or 0) < DIAGNOSED_SHARE:
+            return False
+        if self.diagnosed:
+            return True
+        return self.fixed_rule and not self.top_knobs and not self.top_signature.startswith(OUTCOME_SIGNATURES)
 
     @property
     def killed(self) -> bool:
@@ -54,7 +76,7 @@ class Verdict:
             "killing_cases": self.killing_cases, "killing_runs": len(self.killers), "cheapest": self.cheapest, "cheapest_steps": self.cheapest_steps,
             "killers": self.killers, "problem": self.problem, "knobs": list(self.knobs),
             "top_group": {"signature": self.top_signature, "share": self.top_share, "knobs": list(self.top_knobs),
-                          "names_the_broken_knob": self.diagnosed} if self.top_signature else None,
+                          "names_the_broken_knob": self.diagnosed, "well_diagnosed": self.well_diagnosed} if self.top_signature else None,
         }  # fmt: skip
 
 
@@ -128,8 +150,10 @@ def render(verdicts: list[Verdict]) -> str:
         if v.killed:
             lines.append(f"  {v.name:<{width}}  killed    {v.killing_cases:4d} cases  cheapest: {v.cheapest} ({v.cheapest_steps} steps)")
             if v.top_signature is not None:
-                hit = "names the broken knob" if v.diagnosed else f"MISSES {', '.join(v.knobs) or 'its knobs'}"
-                lines.append(f"  {'':<{width}}  top cause {v.top_share or 0:.0%}: {v.top_signature[:90]} ({hit})")
+                hit = "names the broken knob" if v.diagnosed else (
+                    "a fixed rule, no knob" if v.well_diagnosed else f"MISSES {', '.join(v.knobs) or 'its knobs'}")
+                low = "" if (v.top_share or 0) >= DIAGNOSED_SHARE else f", under {DIAGNOSED_SHARE:.0%}"
+                lines.append(f"  {'':<{width}}  top cause {v.top_share or 0:.0%}: {v.top_signature[:90]} ({hit}{low})")
         else:
             lines.append(f"  {v.name:<{width}}  SURVIVED  {v.problem or v.description}")
     survivors = [v.name for v in verdicts if not v.killed]
@@ -141,4 +165,12 @@ def render(verdicts: list[Verdict]) -> str:
         mean = sum(v.top_share or 0 for v in diagnosed) / len(diagnosed)
         lines.append(f"root causes: the top group names the broken knob for {hits} of {len(diagnosed)} killed mutants "
                      f"({hits / len(diagnosed):.0%}); it explains {mean:.0%} of a mutant's failures on average")
+        poor = undiagnosed(verdicts)
+        lines.append(f"{len(diagnosed) - len(poor)} of {len(diagnosed)} killed mutants well diagnosed (one root cause explains "
+                     f">= {DIAGNOSED_SHARE:.0%} and names the mistake)" + (f"; poorly: {', '.join(poor)}" if poor else ""))
     return "\n".join(lines)
+
+
+def undiagnosed(verdicts: Iterable[Verdict]) -> list[str]:
+    """Killed mutants whose report does not point at their mistake (a failing check)."""
+    return [v.name for v in verdicts if v.killed and v.top_signature is not None and not v.well_diagnosed]

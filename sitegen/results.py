@@ -11,6 +11,7 @@ subset, one profile) so that regenerating them takes a minute or two.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import subprocess
 import sys
@@ -30,6 +31,7 @@ RESULTS_DIR = ROOT / "docs" / "results"
 STARTER = ROOT / "conformance" / "starter.txt"
 PYTHON_TOY = ("python", "examples/adapters/python/adapter.py")
 NODE_TOY = ("node", "examples/adapters/node/adapter.js")
+TWO_MISTAKES = ("must-beat-missing", "marriage-values-hearts-diamonds-swapped")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ RUNS = (
     _mutant("no-marriage-needed"),
     Run("python-toy-polish", "Python toy adapter, polish", PYTHON_TOY, starter=False, profile="polish", matrix=False),
     Run("python-toy-all", "Python toy adapter, every case", PYTHON_TOY, starter=False, matrix=False, slim=True),
+    # an engine with two known mistakes, for the root causes shown on docs/verify.md
+    Run("two-mistakes-polish", "two mutants at once, polish", ("python", "-m", "mutants.serve", *TWO_MISTAKES),
+        starter=False, profile="polish", matrix=False, slim=True),
 )
 
 
@@ -258,7 +263,22 @@ def verify_snippets(cases: Sequence[Any]) -> dict[str, str]:
         "snippets/verify-starter-pass.txt": f"{starter_pairs} pass\n",
         "snippets/verify-polish.txt": f"{_summary(polish)}\n{_by_knob_section(polish) if polish else ''}\n",
         "snippets/verify-everything.txt": f"{_summary(everything)}\n{_by_knob_section(everything) if everything else ''}\n",
+        "snippets/verify-root-causes.txt": _root_causes(reports["two-mistakes-polish"]),
     }
+
+
+def _root_causes(report: dict[str, Any] | None) -> str:
+    """The end of a real run's terminal output: the summary, then the root causes."""
+    if report is None:
+        return "(report missing: run python -m sitegen.results)\n"
+    from conformance.reports import print_groups
+
+    out = io.StringIO()
+    print(f"$ thousand verify --profile polish -- python -m mutants.serve {' '.join(TWO_MISTAKES)}", file=out)
+    print("...", file=out)
+    print(_summary(report), file=out)
+    print_groups(report["groups"], report["unexpected"], out, shown=5, further=report.get("further", []))
+    return out.getvalue()
 
 
 def _number_word(n: int) -> str:

@@ -280,3 +280,19 @@ def test_the_matrix_scores_whether_the_top_root_cause_names_the_broken_knob() ->
     section = verdict("m", "d", {("a/x", "p")}, report, {}, knobs=("scoring",))
     assert section.diagnosed and section.top_share == 0.75
     assert not verdict("m", "d", {("a/x", "p")}, report, {}, knobs=("bolts.every",)).diagnosed
+
+
+def test_the_matrix_fails_a_mutant_whose_report_does_not_point_at_its_mistake() -> None:
+    from mutants.matrix import undiagnosed, verdict
+
+    def report(share: int, signature: str, knobs: list[str]) -> dict[str, Any]:
+        return {"cases": [{"id": "a/x", "profile": "p", "outcome": "fail"}], "unexpected": 10,
+                "groups": [{"signature": signature, "knobs": knobs, "count": share, "cases": [], "example": ""}]}
+
+    baseline = {("a/x", "p")}
+    weak = verdict("weak", "d", baseline, report(7, "state.scores", ["scoring.declarer_rounding"]), {}, knobs=("scoring",))
+    strong = verdict("strong", "d", baseline, report(8, "state.scores", ["scoring.declarer_rounding"]), {}, knobs=("scoring",))
+    wrong = verdict("wrong", "d", baseline, report(10, "state.bolts", ["bolts.every"]), {}, knobs=("scoring.declarer_rounding",))
+    fixed = verdict("fixed", "d", baseline, report(9, "event[play] trick_won differs in points", []), {}, knobs=("scoring",))
+    broken = verdict("broken", "d", baseline, report(10, "timeout: no reply", []), {}, knobs=("scoring",))
+    assert undiagnosed([weak, strong, wrong, fixed, broken]) == ["weak", "wrong", "broken"]

@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from conformance import diagnosis, runner
+from conformance.diagnosis import Failure
 from conformance.cli import main
 from conformance.transcripts import discover
 from fake_impls.toy_corpus import GOOD_STEPS, fake, write_case
@@ -75,7 +76,10 @@ def test_bids_above_the_expected_ones_point_at_the_ceiling() -> None:
 def test_an_event_signature_names_its_type_and_reason() -> None:
     assert diagnosis.event_label({"type": "barrel_left", "player": 1, "reason": "failed_contract"}) == \
         "barrel_left(failed_contract)"
-    assert diagnosis.knobs_for("event", "dump") == tuple(f"dump.{k}" for k in rule_sections()["dump"])
+    dump = tuple(f"dump.{k}" for k in rule_sections()["dump"])
+    # the dump follows from the deal's score: its own knobs first, then whatever decides the scores
+    assert diagnosis.knobs_for("event", "dump")[:len(dump)] == dump
+    assert set(diagnosis.knobs_for("state", "scores")) <= set(diagnosis.knobs_for("event", "dump"))
 
 
 def test_an_unknown_key_falls_back_to_its_kind_then_to_whole_sections() -> None:
@@ -94,18 +98,74 @@ def test_the_diagnosis_table_names_only_knobs_and_sections_that_exist() -> None:
         return list(node)
 
     for entry in entries(table):
+        if entry.startswith("see "):  # another entry's knobs: that entry must exist
+            kind, key = entry[4:].split(".")
+            assert key in table[kind], entry
+            continue
         section, _, knob = entry.partition(".")
         assert section in sections and (not knob or knob in sections[section]), entry
 
 
-def test_groups_are_largest_first_and_count_a_run_once() -> None:
-    finding = {"signature": "state.scores", "knobs": ["scoring.declarer_rounding"], "message": "m"}
-    other = {"signature": "to_act[play]", "knobs": [], "message": "n"}
-    groups = diagnosis.groups([("a@p", [other, finding, finding], "", ""), ("b@p", [finding], "", ""),
-                               ("c@p", [], "timeout: x", "no reply to 'x' within 2 s")])
-    assert [(g["signature"], g["count"], g["first"]) for g in groups] == [
-        ("state.scores", 2, 1), ("timeout: x", 1, 1), ("to_act[play]", 1, 1)]
-    assert groups[1]["example"] == "c@p: no reply to 'x' within 2 s"
+def _finding(signature: str, *knobs: str) -> dict[str, Any]:
+    return {"signature": signature, "knobs": list(knobs), "message": f"{signature} differs"}
+
+
+def test_a_run_is_judged_by_its_first_finding_and_is_in_exactly_one_root_cause() -> None:
+    scores = _finding("state.scores", "scoring.declarer_rounding", "barrel.threshold")
+    turn = _finding("to_act[play]", "play.first_lead")
+    groups = diagnosis.groups([Failure("a@p", [turn, scores, scores]), Failure("b@p", [scores]),
+                               Failure("c@p", [], "timeout: x", "no reply to 'x' within 2 s")])
+    assert [(g["signature"], g["count"], g["cases"]) for g in groups] == [
+        ("state.scores", 1, ["b@p"]), ("timeout: x", 1, ["c@p"]), ("to_act[play]", 1, ["a@p"])]
+    assert groups[1]["knobs"] == [] and groups[1]["example"] == "c@p: no reply to 'x' within 2 s"
+
+
+def test_one_rule_seen_through_several_checks_is_one_root_cause() -> None:
+    # a barrel mistake: one transcript checks the event, another only the scores; the knob they
+    # share gathers them, the headline is the narrower check, the knobs those most runs name
+    event = _finding("event[play] missing barrel_left(knocked_off)", "barrel.max_occupants", "bolts.on_barrel")
+    scores = _finding("state.scores", "scoring.declarer_rounding", "barrel.max_occupants", "bolts.on_barrel", "dump.score")
+    other = _finding("legal[play]: unexpected cards that trump", "play.must_trump")
+    failures = [Failure("e@p", [event]), Failure("s1@p", [scores]), Failure("s2@p", [scores]), Failure("o@p", [other])]
+    top, rest = diagnosis.groups(failures)
+    assert top["count"] == 3 and top["signature"] == event["signature"] and top["first"] == 1
+    # every member names the first two (the headline's own knobs); the scores' others, named by two of three, follow
+    assert top["knobs"] == ["barrel.max_occupants", "bolts.on_barrel", "scoring.declarer_rounding", "dump.score"]
+    assert top["checks"] == [{"signature": "state.scores", "count": 2}, {"signature": event["signature"], "count": 1}]
+    assert rest["cases"] == ["o@p"] and rest["knobs"] == ["play.must_trump"]
+
+
+def test_the_knobs_a_case_exercises_separate_two_causes_seen_through_one_check() -> None:
+    # the scores differ in four cases: two exercise the rounding, two the barrel's occupants
+    scores = _finding("state.scores", "scoring.declarer_rounding", "barrel.max_occupants", "dump.score")
+    rounding, barrel = ("scoring.declarer_rounding", "auction.opening"), ("barrel.max_occupants",)
+    failures = [Failure("r1@p", [scores], exercised=rounding), Failure("r2@p", [scores], exercised=rounding),
+                Failure("b1@p", [scores], exercised=barrel), Failure("b2@p", [scores], exercised=barrel)]
+    first, second = diagnosis.groups(failures)
+    assert {tuple(first["cases"]), tuple(second["cases"])} == {("b1@p", "b2@p"), ("r1@p", "r2@p")}
+    assert {first["knobs"][0], second["knobs"][0]} == {"scoring.declarer_rounding", "barrel.max_occupants"}
+
+
+def test_further_differences_are_the_ones_the_root_cause_cannot_explain() -> None:
+    auction = _finding("legal[auction]: unexpected pass", "auction.opener_may_pass")
+    echo = _finding("state.declarer", "auction.opener_may_pass", "auction.opening")
+    marriage = _finding("event[play] marriage_declared differs in points", "marriages.values")
+    failures = [Failure("a@p", [auction, echo, marriage]), Failure("b@p", [auction, echo])]
+    causes = diagnosis.groups(failures)
+    assert [g["cases"] for g in causes] == [["a@p", "b@p"]]
+    later = diagnosis.further(failures, causes)
+    assert [(g["signature"], g["cases"], g["knobs"]) for g in later] == [(marriage["signature"], ["a@p"], ["marriages.values"])]
+
+
+def test_an_event_of_the_right_type_names_the_fields_that_differ() -> None:
+    wanted = {"type": "trick_won", "player": 0, "trick": 2, "points": 17}
+    sent = [{"type": "trick_won", "player": 1, "trick": 2, "cards": ["10H", "KH", "QH"], "points": 17}]
+    assert diagnosis.event_finding("play", wanted, sent, runner.same)[0] == "event[play] trick_won differs in player"
+    assert diagnosis.event_finding("play", wanted, [], runner.same)[0] == "event[play] missing trick_won"
+    points = diagnosis.event_finding("play", {**wanted, "player": 1, "points": 20}, sent, runner.same)
+    assert points == ("event[play] trick_won differs in points", (), ())  # card points are fixed: no knob
+    _, direct, upstream = diagnosis.event_finding("play", {"type": "match_won", "player": 2}, [], runner.same)
+    assert "match_end.target" in direct and "scoring.declarer_rounding" in upstream  # the win follows from the score
 
 
 # --- honest counts, document, stderr, partial implementations -----------------------------
