@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import io
 import json
 import math
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import yaml
 
 import variants
-from conformance import observe
+from conformance import diagnosis, observe, reports
 from conformance.runner import REFERENCE_COMMAND
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
@@ -83,6 +84,7 @@ class FitResult:
     cases: int
     seconds: float = 0.0
     evaluations: int = 0
+    exercised: dict[str, tuple[str, ...]] = field(default_factory=dict)  # case id -> the knobs it exercises
 
 
 def set_knob(rules: Rules, changes: Sequence[Change]) -> Rules:
@@ -259,7 +261,8 @@ class Fitter:
             accepted.append(record)
         residual = {case_id: diffs for case_id, diffs in current.items() if diffs}
         return FitResult(self.profile_name, rules, accepted, residual, len(ids),
-                         time.monotonic() - started, self.evaluations)
+                         time.monotonic() - started, self.evaluations,
+                         {case_id: self.by_id[case_id].knobs for case_id in residual})
 
     def _round(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
                round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
@@ -387,19 +390,16 @@ def residual_groups(residual: dict[str, tuple[observe.Difference, ...]]) -> list
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
 
 
-def describe_groups(residual: dict[str, tuple[observe.Difference, ...]], limit: int = 12) -> list[str]:
-    lines = []
-    groups = residual_groups(residual)
-    for signature, ids, example in groups[:limit]:
-        later = sorted({s for case_id in ids for s in observe.signatures(residual[case_id])[1:]})
-        lines.append(f"  {len(ids):4d} case(s)  {signature}")
-        lines.append(f"        e.g. {example.where()}: reference {_clip(example.expected)}, "
-                     f"implementation {_clip(example.actual)}")
-        if later:
-            lines.append(f"        then, in the same cases: {_clip(', '.join(later), 150)}")
-    if len(groups) > limit:
-        lines.append(f"  ... and {len(groups) - limit} smaller group(s)")
-    return lines
+def describe_groups(residual: dict[str, tuple[observe.Difference, ...]], exercised: dict[str, tuple[str, ...]],
+                    limit: int = 12) -> list[str]:
+    """The residual as ``thousand verify`` prints root causes: the same signatures and knobs,
+    each case judged by its first difference, grouped by the knob their checks share."""
+    failures = [diagnosis.Failure(case_id, observe.findings(diffs), exercised=exercised.get(case_id, ()))
+                for case_id, diffs in residual.items() if diffs]
+    causes = diagnosis.groups(failures)
+    out = io.StringIO()
+    reports.print_groups(causes, len(failures), out, shown=limit, further=diagnosis.further(failures, causes))
+    return out.getvalue().rstrip("\n").splitlines()
 
 
 def _clip(value: Any, limit: int = 120) -> str:
@@ -559,7 +559,7 @@ def report(result: FitResult, text: str) -> str:
     if result.residual:
         lines.append(f"# residual: {len(result.residual)} case(s) differ under the fitted rules; no knob explains "
                      "them (likely bugs, or rules the schema has no knob for), by first difference:")
-        lines += ["# " + line for line in describe_groups(result.residual)]
+        lines += ["# " + line for line in describe_groups(result.residual, result.exercised)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
     return "\n".join(lines)

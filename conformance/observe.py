@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from conformance.process import Implementation, Preencoded, ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance import diagnosis
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal, same, unmatched_event
 from conformance.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -78,14 +79,19 @@ class Difference:
     detail: str
     expected: Any = None
     actual: Any = None
+    before: Any = None  # the oracle's state before the step (what a legal-set difference is read against)
 
     @property
     def signature(self) -> str:
         return f"{self.kind} {self.phase}: {self.detail}"
 
+    @property
+    def at(self) -> str:
+        """Where in the case: ``deal 1 step 7 (play 9S)`` or ``deal 1 the deal``."""
+        return f"deal {self.deal} " + ("the deal" if self.step == 0 else f"step {self.step} ({self.action})")
+
     def where(self) -> str:
-        at = "the deal" if self.step == 0 else f"step {self.step} ({self.action})"
-        return f"{self.case_id} deal {self.deal} {at}"
+        return f"{self.case_id} {self.at}"
 
 
 # --- one implementation process, observed ------------------------------------------------
@@ -371,11 +377,13 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
     """Every difference between the oracle's record and the implementation's, in order."""
     found: list[Difference] = []
     phase = "deal"
+    before: dict[str, Any] | None = None
     for want, got in zip(expected.steps, actual.steps):
         phase = "deal" if want.step == 0 else phase
 
         def add(kind: str, detail: str, wanted: Any, seen: Any) -> None:
-            found.append(Difference(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen))
+            found.append(Difference(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen,
+                                    before))
 
         if want.legal is not None and got.legal is not None and want.legal != got.legal:
             for detail in _legal_details(want.legal, got.legal):
@@ -386,6 +394,7 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
         for name, wanted, seen in _state_details(want.state, got.state):
             add("state", name, wanted, seen)
         phase = str(want.state.get("phase", phase))
+        before = want.state
     if len(expected.steps) != len(actual.steps) or expected.broken or actual.broken:
         if expected.ended != actual.ended or len(expected.steps) != len(actual.steps):
             last = (expected.steps or actual.steps or (None,))[-1]
@@ -401,6 +410,61 @@ def _ending(record: CaseRecord) -> str:
 
 def _said(reply: Reply) -> Any:
     return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ())}
+
+
+def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
+    """The differences as the runner's findings: the same signatures and knobs
+    (``conformance.diagnosis``), so that what fit leaves unexplained groups into root causes
+    exactly as ``thousand verify`` groups its failures. One finding per check of a step."""
+    found: dict[tuple[int, int, str], dict[str, Any]] = {}
+    for d in differences:
+        signature, direct, upstream = _diagnosed(d)
+        key = (d.deal, d.step, signature)
+        if key not in found:
+            message = f"{d.at}: reference {_brief(d.expected)}, implementation {_brief(d.actual)}"
+            found[key] = {"signature": signature, "knobs": list(direct), "upstream": list(upstream),
+                          "message": message, "deal": d.deal, "step": d.step, "action": d.action}
+    return list(found.values())
+
+
+def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """(signature, direct knobs, upstream knobs) of one difference, as the runner names them."""
+    if d.kind == "legal":
+        signature, knobs = diagnosis.legal_finding(d.phase, d.expected, d.actual, d.before)
+        return signature, knobs, ()
+    if d.kind == "refusal":
+        want, got = _refused(d.expected), _refused(d.actual)
+        word = (d.action or "").split(" ", 1)[0]
+        if want is None and got is not None:
+            return (f"refused[{d.phase}]: the transcript's {word} ({got})",
+                    *(diagnosis.decided("refused", got) if diagnosis.knobs_for("refused", got) else diagnosis.decided("refusal", got)))
+        expected = want or "?"
+        return (f"refusal[{d.phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}",
+                *diagnosis.decided("refusal", expected))
+    if d.kind == "event":
+        wanted = list((d.expected or {}).get("events") or [])
+        sent = list((d.actual or {}).get("events") or [])
+        missing = unmatched_event(wanted, sent)
+        if missing is not None:
+            return diagnosis.event_finding(d.phase, wanted[missing], sent, same)
+        extra: Any = next((e for e in sent if not any(equal(e, w) for w in wanted)), {})
+        kind = str(extra.get("type")) if isinstance(extra, dict) else "?"
+        return f"event[{d.phase}] unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind)
+    if d.kind == "state":
+        name = d.detail.split(".")[1] if d.detail.count(".") else d.detail
+        return f"state.{name}", *diagnosis.decided("state", name)
+    return d.signature, (), ()  # the record ended otherwise: no knob decides a broken reply
+
+
+def _brief(value: Any, limit: int = 100) -> str:
+    text = json.dumps(value, separators=(",", ":"), default=str)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _refused(said: Any) -> str | None:
+    """The reason of a refusal as ``_said`` writes it, or None when the action was accepted."""
+    refused = said.get("refused") if isinstance(said, dict) else None
+    return str(refused[1]) if isinstance(refused, list) and len(refused) > 1 else None
 
 
 def signatures(differences: Iterable[Difference]) -> tuple[str, ...]:
