@@ -1,0 +1,37 @@
+"""fit and fuzz name differences as ``thousand verify`` names failures (one vocabulary)."""
+
+from __future__ import annotations
+
+from conformance import diagnosis, observe
+
+BEFORE = {"phase": "play", "to_act": 1, "trump": None, "trick": [{"player": 0, "card": "JS"}],
+          "hands": [[], ["KS", "9S", "KC"], []]}
+
+
+def difference(kind: str, detail: str, expected: object, actual: object, before: object = None) -> observe.Difference:
+    return observe.Difference("t/case", 1, 7, "play 9S", kind, "play", detail, expected, actual, before)
+
+
+def test_a_legal_set_difference_gets_the_runners_signature_and_knobs() -> None:
+    found = observe.findings([difference("legal", "unexpected play", ["play KS"], ["play 9S", "play KS"], BEFORE)])
+    signature, knobs = diagnosis.legal_finding("play", ["play KS"], ["play 9S", "play KS"], BEFORE)
+    assert [(f["signature"], f["knobs"]) for f in found] == [(signature, list(knobs))]
+    assert "duty to beat" in signature and knobs == ("play.must_beat",)
+
+
+def test_refusals_events_and_state_read_like_the_runners() -> None:
+    refused = difference("refusal", "accepted vs illegal/must_trump", {"events": []}, {"refused": ["illegal", "must_trump"]})
+    accepted = difference("refusal", "illegal/must_beat vs accepted", {"refused": ["illegal", "must_beat"]}, {"events": []})
+    event = difference("event", "missing match_won", {"events": [{"type": "match_won", "player": 2}]}, {"events": []})
+    state = difference("state", "state.barrel.on", [], [])
+    signatures = [f["signature"] for f in observe.findings([refused, accepted, event, state])]
+    assert signatures == ["refused[play]: the transcript's play (must_trump)", "refusal[play]: expected must_beat, accepted",
+                          "event[play] missing match_won", "state.barrel"]
+    event_finding = observe.findings([event])[0]
+    assert "match_end.target" in event_finding["knobs"] and "scoring.declarer_rounding" in event_finding["upstream"]
+
+
+def test_one_finding_per_check_of_a_step() -> None:
+    twice = [difference("legal", "missing play", ["play KS"], ["play 9S"], BEFORE),
+             difference("legal", "unexpected play", ["play KS"], ["play 9S"], BEFORE)]
+    assert len(observe.findings(twice)) == 1
