@@ -11,6 +11,7 @@ from ``spec/diagnosis.yaml``, expanded through the profile schema's rule section
 from __future__ import annotations
 
 import functools
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -209,7 +210,9 @@ def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
         parts += [f"{label} {_describe_category(c)}" for c in found]
     knobs: list[str] = []
     for category in categories or ["default"]:
-        knobs += [k for k in knobs_for("legal", phase, category) if k not in knobs]
+        # a redeal claim offered (or not) in the auction is a claim-phase rule
+        where = "claim" if category in ("redeal", "no_redeal") else phase
+        knobs += [k for k in knobs_for("legal", where, category) if k not in knobs]
     return f"legal[{phase}]: " + "; ".join(parts), tuple(knobs)
 
 
@@ -321,21 +324,29 @@ def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
     return found
 
 
-def _shared_knobs(members: Sequence[_Run], headline: str) -> list[str]:
-    """The knobs to look at, best first: those most members' cases exercise among the
-    knobs deciding their checks, then those that decide the headline check, then those that
-    decide most checks directly; a knob is listed when at least half the members name it.
-    Ties keep the headline's own order."""
+def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, int]) -> list[str]:
+    """The knobs to look at, best first; a knob is listed when at least half the members
+    name it. First the likeliest by the cases (spectrum-based fault localisation, the
+    Ochiai score): a knob the failing members' cases exercise, among those deciding their
+    checks, and that few passing runs exercise; then those that decide the headline check,
+    then those that decide most checks directly. Ties keep the headline's own order."""
     reach = Counter(k for r in members for k in set(r.knobs))
-    suspected = Counter(k for r in members for k in set(r.suspects))
+    suspected = Counter(k for r in members for k in set(r.suspects) & r.exercised)
     direct = Counter(k for r in members for k in set(r.direct))
     own = next(r.direct for r in members if r.signature == headline)
     order = {k: i for i, k in enumerate(dict.fromkeys([*own, *(k for r in members for k in r.knobs)]))}
     named = [k for k, n in reach.items() if 2 * n >= len(members)]
-    return sorted(named, key=lambda k: (-suspected[k], k not in own, -direct[k], -reach[k], order[k]))
+
+    def ochiai(knob: str) -> float:
+        failing = suspected[knob]
+        return failing / math.sqrt(len(members) * (failing + passed.get(knob, 0))) if failing else 0.0
+
+    return sorted(named, key=lambda k: (-round(ochiai(k), 9), k not in own, -direct[k], -reach[k], order[k]))
 
 
-def _group(members: Sequence[_Run], with_knobs: bool = True) -> dict[str, Any]:
+def _group(members: Sequence[_Run], passed: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """A root cause; ``passed`` (knob -> passing runs whose case exercises it) orders its
+    knobs; None: a cause no knob decides."""
     checks = Counter(r.signature for r in members)
     ranked = sorted(checks, key=lambda s: (-checks[s], s))
     # the headline is the most telling of the common checks: among those seen in at least a
@@ -345,24 +356,24 @@ def _group(members: Sequence[_Run], with_knobs: bool = True) -> dict[str, Any]:
     common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
     head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
     example = next(r for r in members if r.signature == head)
-    knobs = _shared_knobs(members, head) if with_knobs else []
+    knobs = _shared_knobs(members, head, passed) if passed is not None else []
     return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
             "checks": [{"signature": s, "count": checks[s]} for s in ranked],
             "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}
 
 
-def _grouped(runs: Sequence[_Run]) -> list[dict[str, Any]]:
+def _grouped(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[dict[str, Any]]:
     with_knobs = [r for r in runs if r.knobs]
-    found = [_group(members) for members in _cover(with_knobs)]
+    found = [_group(members, passed) for members in _cover(with_knobs)]
     by_signature: dict[str, list[_Run]] = {}
     for r in runs:
         if not r.knobs:  # a check no knob decides (an error, a fixed rule): its own cause
             by_signature.setdefault(r.signature, []).append(r)
-    found += [_group(members, with_knobs=False) for members in by_signature.values()]
+    found += [_group(members) for members in by_signature.values()]
     return sorted(found, key=lambda g: (-g["count"], g["signature"]))
 
 
-def groups(failures: Iterable[Failure]) -> list[dict[str, Any]]:
+def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """Root causes of the failing runs, largest first; every run is in exactly one.
 
     A run is judged by its first finding, the earliest wrong answer: later ones are often
@@ -370,12 +381,14 @@ def groups(failures: Iterable[Failure]) -> list[dict[str, Any]]:
     the knob most of them suspect (one rule seen through several checks is one cause); the
     group's ``knobs`` are those at least half its members name, the likeliest first, its
     ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
-    whose check names no knob group by signature.
+    whose check names no knob group by signature. ``passed`` counts, per knob, the passing
+    runs whose case exercises it (a knob many passing cases exercise is less likely broken).
     """
-    return _grouped([_first(failure) for failure in failures])
+    return _grouped([_first(failure) for failure in failures], passed or {})
 
 
-def further(failures: Iterable[Failure], root_causes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def further(failures: Iterable[Failure], root_causes: Sequence[Mapping[str, Any]],
+            passed: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """Differences after the first in the same runs that their root cause cannot explain
     (no knob in common with it): a second mistake the first one would otherwise hide."""
     cause_of = {run: set(group["knobs"]) for group in root_causes for run in group["cases"]}
@@ -387,7 +400,7 @@ def further(failures: Iterable[Failure], root_causes: Sequence[Mapping[str, Any]
             if candidate.knobs and not explained.intersection(candidate.knobs):  # else a consequence of the root cause
                 later.append(candidate)
                 break  # the next cause after the root one; a third shows once the second is fixed
-    return _grouped(later)
+    return _grouped(later, passed or {})
 
 
 def outcome_signature(outcome: str, message: str) -> str:

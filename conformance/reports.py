@@ -171,11 +171,13 @@ def root_cause_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
     return diagnosis.groups(_failures(results))
 
 
-def diagnose(results: Sequence[Result]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The root causes, and the further differences the root causes do not explain."""
-    failures = _failures(results)
-    causes = diagnosis.groups(failures)
-    return causes, diagnosis.further(failures, causes)
+def diagnose(unexpected: Sequence[Result], results: Sequence[Result] = ()) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The root causes of the unexpected results, and the further differences the root
+    causes do not explain; the passing ``results`` tell which knobs are less likely broken."""
+    failures = _failures(unexpected)
+    passed = Counter(k for r in results if r.outcome == "pass" for k in set(r.knobs))
+    causes = diagnosis.groups(failures, passed)
+    return causes, diagnosis.further(failures, causes, passed)
 
 
 def not_declared(results: Sequence[Result]) -> dict[str, Any]:
@@ -226,7 +228,7 @@ def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> d
         "unexpected_passes": [f"{r.case_id}@{r.profile}" for r in verdict.unexpected_passes],
         "stale_expected_failures": verdict.stale_entries,
         "failing_by_section": sections_summary(verdict.unexpected),
-        **dict(zip(("groups", "further"), diagnose(verdict.unexpected))),
+        **dict(zip(("groups", "further"), diagnose(verdict.unexpected, results))),
         "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
         "cases": [r.to_json() for r in results],
     }

@@ -410,7 +410,7 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
     print(summary_line(results), file=out)
     for line in detail_lines(results):
         print(line, file=out)
-    causes, further = reports.diagnose(verdict.unexpected)
+    causes, further = reports.diagnose(verdict.unexpected, results)
     reports.print_groups(causes, len(verdict.unexpected), out, further=further)
 
 

@@ -135,15 +135,17 @@ def test_one_rule_seen_through_several_checks_is_one_root_cause() -> None:
     assert rest["cases"] == ["o@p"] and rest["knobs"] == ["play.must_trump"]
 
 
-def test_the_knobs_a_case_exercises_separate_two_causes_seen_through_one_check() -> None:
-    # the scores differ in four cases: two exercise the rounding, two the barrel's occupants
-    scores = _finding("state.scores", "scoring.declarer_rounding", "barrel.max_occupants", "dump.score")
-    rounding, barrel = ("scoring.declarer_rounding", "auction.opening"), ("barrel.max_occupants",)
-    failures = [Failure("r1@p", [scores], exercised=rounding), Failure("r2@p", [scores], exercised=rounding),
-                Failure("b1@p", [scores], exercised=barrel), Failure("b2@p", [scores], exercised=barrel)]
-    first, second = diagnosis.groups(failures)
-    assert {tuple(first["cases"]), tuple(second["cases"])} == {("b1@p", "b2@p"), ("r1@p", "r2@p")}
-    assert {first["knobs"][0], second["knobs"][0]} == {"scoring.declarer_rounding", "barrel.max_occupants"}
+def test_knobs_the_failing_cases_exercise_and_passing_ones_do_not_come_first() -> None:
+    # the scores differ in three give-up cases; every one exercises both giving_up knobs, but
+    # forty passing runs exercise `allowed` and one exercises `penalty`: the penalty is the
+    # likelier culprit (the Ochiai score of spectrum-based fault localisation)
+    scores = _finding("state.scores", "giving_up.allowed", "giving_up.penalty", "scoring.declarer_rounding")
+    exercised = ("giving_up.allowed", "giving_up.penalty", "auction.opening")
+    failures = [Failure(f"g{i}@p", [scores], exercised=exercised) for i in range(3)]
+    [top] = diagnosis.groups(failures, {"giving_up.allowed": 40, "giving_up.penalty": 1, "auction.opening": 300})
+    assert top["knobs"] == ["giving_up.penalty", "giving_up.allowed", "scoring.declarer_rounding"]
+    [plain] = diagnosis.groups(failures)  # without passing runs: the check's own order
+    assert plain["knobs"][0] == "giving_up.allowed"
 
 
 def test_further_differences_are_the_ones_the_root_cause_cannot_explain() -> None:
