@@ -74,42 +74,114 @@ class Outcome:
 
 # --- random material ---------------------------------------------------------------------
 
+LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
+PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
+
+
 def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
-    deck = list(DECK)
-    rng.shuffle(deck)
+    if rng.random() < LUMPY_SHARE:
+        deck = _stacked_deck(rng)
+    else:
+        deck = list(DECK)
+        rng.shuffle(deck)
     order = DECK.index
     hands = tuple(tuple(sorted(deck[i * 7:(i + 1) * 7], key=order)) for i in range(3))
     return Deal(dealer, hands, tuple(sorted(deck[21:], key=order)))
 
 
+def _stacked_deck(rng: random.Random) -> list[str]:
+    """A deck in suit blocks (long suits, voids, marriages: the duties to trump and overtrump
+    show) or rank blocks (four aces, four nines, four jacks), cut at random and roughened by a
+    few swaps: hands a fair shuffle deals once in hundreds of deals."""
+    suits, ranks = rng.sample("SCDH", 4), rng.sample(RANKS, 6)
+    if rng.random() < 0.6:
+        deck = [rank + suit for suit in suits for rank in ranks]
+    else:
+        deck = [rank + suit for rank in ranks for suit in suits]
+    cut = rng.randrange(24)
+    deck = deck[cut:] + deck[:cut]
+    for _ in range(rng.randrange(1, 10)):
+        i, j = rng.randrange(24), rng.randrange(24)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
 def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Mostly near a line where a rule starts to bite; a quarter of trials start from zero."""
+    """A match state a real match can reach, mostly near a line where a rule starts to bite:
+    the target (two seats near it at once, so that a shared finish happens), the barrel (seats
+    on it with an attempt or a failed visit to spare), the 800 rule and its maximum, the dump
+    score (both signs), bolts and give-ups one short of a penalty or the limit. A fifth of
+    trials start from zero."""
     state = {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in DEFAULT_MATCH_STATE.items()}
-    if rng.random() < 0.25:
+    if rng.random() < 0.2:
         return state
-    barrel, lock, dump = rules["barrel"], rules["defender_lock"], rules["dump"]
-    lines = [rules["match_end"]["target"] - 40, 0, -120]
-    if barrel["enabled"]:
-        lines.append(barrel["threshold"] - 40)
-    if lock["enabled"]:
-        lines.append(lock["from"] - 40)
-    if dump["enabled"]:
-        lines.append(dump["score"] - 40)
-    on_barrel = 0
+    barrel, bolts = rules["barrel"], rules["bolts"]
+    occupants = 0
+    near_target = rng.random() < 0.25  # two or three seats close to the target: a shared finish
     for seat in range(3):
-        roll = rng.random()
-        if barrel["enabled"] and roll < 0.2 and on_barrel < (barrel["max_occupants"] or 3):
-            on_barrel += 1
-            state["scores"][seat] = barrel["threshold"]
-            state["barrel"][seat] = {"on": True, "attempts": rng.randrange(barrel["attempts"]),
-                                     "failed_visits": rng.randrange(barrel["failed_visit_reset"] or 3)}
-        elif roll < 0.8:
-            state["scores"][seat] = rng.choice(lines) + 5 * rng.randrange(17)
-        if rules["bolts"]["enabled"] and rng.random() < 0.4:
-            state["bolts"][seat] = rng.randrange(rules["bolts"]["every"])
+        if barrel["enabled"] and rng.random() < 0.25 and occupants < (barrel["max_occupants"] or 3):
+            occupants += 1
+            state["scores"][seat] = _occupant_score(rng, rules)
+            state["barrel"][seat] = {"on": True, "attempts": _one_short(rng, barrel["attempts"]),
+                                     "failed_visits": _one_short(rng, barrel["failed_visit_reset"] or 3)}
+        elif near_target or rng.random() < 0.8:
+            state["scores"][seat] = _score_near_a_line(rng, rules, near_target)
+        if barrel["enabled"] and not state["barrel"][seat]["on"] and barrel["failed_visit_reset"] and rng.random() < 0.3:
+            state["barrel"][seat]["failed_visits"] = _one_short(rng, barrel["failed_visit_reset"])
+        if bolts["enabled"] and rng.random() < 0.4:
+            state["bolts"][seat] = _one_short(rng, bolts["every"])
         if rng.random() < 0.3:
-            state["give_ups"][seat] = rng.randrange(4)
+            state["give_ups"][seat] = _give_ups_near_a_line(rng, rules["giving_up"])
+    if rng.random() < 0.15:  # two seats level: the tie-breaks and the crowding rules
+        first, second = rng.sample(range(3), 2)
+        if state["barrel"][first]["on"] == state["barrel"][second]["on"]:
+            state["scores"][second] = state["scores"][first]
     return state
+
+
+def _one_short(rng: random.Random, count: int) -> int:
+    """A counter below ``count``, one short of it half of the time."""
+    return count - 1 if rng.random() < 0.5 else rng.randrange(count)
+
+
+def _occupant_score(rng: random.Random, rules: dict[str, dict[str, Any]]) -> int:
+    """An occupant's score: the threshold, or where scores on the barrel stand uncapped, up to the target."""
+    threshold, target = int(rules["barrel"]["threshold"]), int(rules["match_end"]["target"])
+    if rules["barrel"]["arrival_cap"] == "uncapped" and rng.random() < 0.6:
+        return threshold + 5 * rng.randrange(max(1, (target - threshold) // 5))
+    return threshold
+
+
+def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], near_target: bool) -> int:
+    """A score below a line where a rule bites, or just above it; never a score the rules
+    would have changed already (at or past the target, on the barrel's ground, a dumped 555)."""
+    barrel, lock, dump, end = rules["barrel"], rules["defender_lock"], rules["dump"], rules["match_end"]
+    target = end["target"]
+    lines = [target] if near_target else [target, 0, -120]
+    if not near_target:
+        if barrel["enabled"]:
+            lines.append(barrel["threshold"])
+        if lock["enabled"]:
+            lines += [lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else [])
+        if dump["enabled"]:
+            lines += [dump["score"]] + ([-dump["score"]] if dump["negative"] else [])
+    ceiling = barrel["threshold"] if barrel["enabled"] else target
+    if end["over_target"] == "exact_only" and not barrel["enabled"]:
+        ceiling = target + 200  # past the target the match plays on
+    for _ in range(8):
+        score = rng.choice(lines) + 5 * rng.randint(-24, 8)
+        if score < ceiling and not (dump["enabled"] and abs(score) == dump["score"]):
+            return int(score)
+    return 0
+
+
+def _give_ups_near_a_line(rng: random.Random, giving_up: dict[str, Any]) -> int:
+    """Give-ups so far: one short of (or at) the limit, the penalty or the defenders' pay."""
+    lines = [n for n in (giving_up["limit"], giving_up["penalty_from"], giving_up["defenders_paid_from"]) if n]
+    if giving_up["penalty_repeats"] == "every_nth" and giving_up["penalty_from"]:
+        lines.append(2 * giving_up["penalty_from"])
+    count = max(0, rng.choice(lines) - rng.randint(0, 1)) if lines and rng.random() < 0.7 else rng.randrange(4)
+    return int(min(count, giving_up["limit"])) if giving_up["limit"] is not None else int(count)
 
 
 def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, Any]) -> str:
@@ -277,6 +349,7 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
     rng = random.Random(f"{seed}/{trial}")
     deals_wanted = rng.randint(1, 3)
     start = Scenario(random_match_state(rng, rules), ())
+    styles = tuple(rng.choice(PLAY_STYLES) for _ in range(3))
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -285,19 +358,84 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
     def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
-        if not legal:
-            return None
-        if rng.random() < ILLEGAL_SHARE:
-            return illegal_action(rng, legal, state)
-        declarations = [a for a in legal if a.endswith((" marriage", " aces"))]
-        if declarations and rng.random() < 0.6:
-            return rng.choice(declarations)  # trumps make the duties to trump and beat show
-        if "give_up" in legal and rng.random() < 0.15:
-            return "give_up"  # one action among many contract amounts: chosen on purpose
-        others = [a for a in legal if a != "give_up"]
-        return rng.choice(others or legal)
+        return choose_action(rng, rules, styles, legal, state)
 
     return play(pair, profile, document, start, choose, more)
+
+
+def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
+                  legal: Sequence[str], state: dict[str, Any]) -> str | None:
+    """The trial's next action: now and then an illegal one; else a legal one biased to what
+    shows a rule: passing early, bids and contracts at the amounts the rules name, giving up,
+    declaring, and cards picked by the seat's style (see ``play_card``)."""
+    if not legal:
+        return None
+    if rng.random() < ILLEGAL_SHARE:
+        return illegal_action(rng, legal, state)
+    if "give_up" in legal and rng.random() < 0.15:
+        return "give_up"  # one action among many contract amounts: chosen on purpose
+    others = [a for a in legal if a != "give_up"] or list(legal)
+    amounts = {int(a.split()[1]): a for a in others if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()}
+    if amounts:
+        if "pass" in others and rng.random() < 0.4:
+            return "pass"
+        return amounts[_amount(rng, rules, sorted(amounts))]
+    gives = [a for a in others if a.startswith("give ")]
+    if gives and isinstance(state.get("to_act"), int) and rng.random() < 0.5:
+        return _give_short(gives, state["hands"][state["to_act"]])
+    declarations = [a for a in others if a.endswith((" marriage", " aces"))]
+    if declarations and rng.random() < 0.85:
+        return rng.choice(declarations)  # trumps make the duties to trump and beat show
+    plays = [a for a in others if a.startswith("play ") and len(a.split()) == 2]
+    to_act, hands = state.get("to_act"), state.get("hands")
+    if plays and isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands):
+        trump = state.get("trump")
+        side_suits = [a for a in plays if not a.endswith(str(trump))]
+        if not state.get("trick") and trump and side_suits and rng.random() < 0.8:
+            plays = side_suits  # a side suit led: voids are trumped, and trumps overtrumped
+        return play_card(rng, styles[to_act], plays, hands[to_act])
+    return rng.choice(others)
+
+
+def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[int]) -> int:
+    """A bid or contract amount: mostly the least one (contracts a random play can make or
+    just miss), else one at or next to an amount a rule names, the highest, or any."""
+    roll = rng.random()
+    if roll < 0.5:
+        return amounts[0]
+    if roll < 0.8:
+        auction, barrel, talon = rules["auction"], rules["barrel"], rules["talon"]
+        named = [auction["stop_at"], auction["marriage_needed_above"], auction["pre_talon_max"],
+                 auction["barrel_min_bid"], talon["shown_from_bid"], auction["high_bid_from"], barrel["min_contract"]]
+        step = auction["bid_step"]
+        near = {line + d for line in named if isinstance(line, int) for d in (-step, 0, step)}
+        return rng.choice([a for a in amounts if a in near] or amounts[-1:])
+    return rng.choice(amounts)
+
+
+def _give_short(gives: Sequence[str], hand: Sequence[str]) -> str:
+    """The declarer gives away its two shortest suits' lowest cards (a void: the declarer
+    trumps and overtrumps early)."""
+    length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+    return min(gives, key=lambda a: (sorted(length[c[-1]] for c in a.split()[1:]), a))
+
+
+def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequence[str]) -> str:
+    """A card to play in the seat's style: ``low`` keeps points out of its tricks (zero deals,
+    bolts), ``high`` takes tricks (trumps over trumps), ``long`` leads its longest suit and
+    follows low (the others run out of it, so that trumping and overtrumping come up);
+    ``any``, and a quarter of the time every style, picks at random."""
+    if style == "any" or rng.random() < 0.25:
+        return rng.choice(list(plays))
+    strength = {rank: len(RANKS) - i for i, rank in enumerate(RANKS)}
+
+    def rank_of(action: str) -> int:
+        return strength[action.split()[1][:-1]]
+
+    if style == "long":
+        length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+        return max(plays, key=lambda a: (length[a.split()[1][-1]], -rank_of(a)))
+    return min(plays, key=rank_of) if style == "low" else max(plays, key=rank_of)
 
 
 # --- shrinking ---------------------------------------------------------------------------
