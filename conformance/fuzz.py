@@ -156,21 +156,19 @@ def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], nea
     """A score below a line where a rule bites, or just above it; never a score the rules
     would have changed already (at or past the target, on the barrel's ground, a dumped 555)."""
     barrel, lock, dump, end = rules["barrel"], rules["defender_lock"], rules["dump"], rules["match_end"]
-    target = end["target"]
-    lines = [target] if near_target else [target, 0, -120]
+    ceiling = barrel["threshold"] if barrel["enabled"] else end["target"]  # off the barrel, scores stay below it
+    if end["over_target"] == "exact_only" and not barrel["enabled"]:
+        ceiling = end["target"] + 200  # past the target the match plays on
+    line = min(ceiling, end["target"])  # the barrel's threshold, else the target
+    lines = [line] if near_target else [line, 0, -120]
     if not near_target:
-        if barrel["enabled"]:
-            lines.append(barrel["threshold"])
         if lock["enabled"]:
             lines += [lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else [])
         if dump["enabled"]:
             lines += [dump["score"]] + ([-dump["score"]] if dump["negative"] else [])
-    ceiling = barrel["threshold"] if barrel["enabled"] else target
-    if end["over_target"] == "exact_only" and not barrel["enabled"]:
-        ceiling = target + 200  # past the target the match plays on
     for _ in range(8):
         score = rng.choice(lines) + 5 * rng.randint(-24, 8)
-        if score < ceiling and not (dump["enabled"] and abs(score) == dump["score"]):
+        if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
             return int(score)
     return 0
 
