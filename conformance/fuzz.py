@@ -1,10 +1,13 @@
 """``thousand fuzz``: differential random play against the reference under the same rules.
 
-Each trial is seeded from ``--seed`` and its number: a random match state (scores near the
-barrel, the 800 line and the dump score, bolts and give-ups one short of a penalty, seats on
-the barrel), then one to three random deals of a shuffled deck, played with random legal
-actions and, now and then, a random illegal one. The implementation and the reference (a
-subprocess, never imported) play in lockstep; after every action the legal sets, the
+Each trial is seeded from ``--seed`` and its number: a random match state a real match can
+reach (scores near the target, the barrel, the 800 line and the dump score, two seats level,
+bolts and give-ups one short of a penalty or the limit, seats on the barrel one attempt short),
+then one to three deals, a third of them stacked by suit or rank (voids, long trumps, four of
+a kind), played with legal actions biased to what shows a rule (low bids and contracts, the
+amounts the rules name, passing, giving up, declaring, side suits led after a trump is set,
+each seat's play style) and, now and then, a random illegal one. The implementation and the
+reference (a subprocess, never imported) play in lockstep; after every action the legal sets, the
 replies (refusal class and reason, events) and the states are compared. The first
 divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
 the simplest match state) and saved as a schema-valid transcript holding the reference's
@@ -108,8 +111,9 @@ def _stacked_deck(rng: random.Random) -> list[str]:
 
 def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """A match state a real match can reach, mostly near a line where a rule starts to bite:
-    the target (two seats near it at once, so that a shared finish happens), the barrel (seats
-    on it with an attempt or a failed visit to spare), the 800 rule and its maximum, the dump
+    the target or, where there is one, the barrel's threshold (often two or three seats near it
+    at once, so that a shared finish happens), the barrel (seats on it one attempt or one failed
+    visit short), the 800 rule and its maximum, the dump
     score (both signs), bolts and give-ups one short of a penalty or the limit. A fifth of
     trials start from zero."""
     state = {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in DEFAULT_MATCH_STATE.items()}
@@ -161,13 +165,13 @@ def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], nea
         ceiling = end["target"] + 200  # past the target the match plays on
     line = min(ceiling, end["target"])  # the barrel's threshold, else the target
     lines = [line] if near_target else [line, 0, -120]
-    if not near_target:
+    if not near_target:  # the lines of rules a profile switches on weigh twice
         if lock["enabled"]:
-            lines += [lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else [])
+            lines += 2 * ([lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else []))
         if dump["enabled"]:
-            lines += [dump["score"]] + ([-dump["score"]] if dump["negative"] else [])
+            lines += 2 * ([dump["score"]] + ([-dump["score"]] if dump["negative"] else []))
     for _ in range(8):
-        score = rng.choice(lines) + 5 * rng.randint(-24, 8)
+        score = rng.choice(lines) + 5 * rng.randint(-24, 24)
         if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
             return int(score)
     return 0

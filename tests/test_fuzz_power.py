@@ -77,7 +77,9 @@ def test_random_match_states_are_reproducible_and_reach_the_lines() -> None:
     again = [fuzz.random_match_state(random.Random(f"s/{n}"), rules) for n in range(300)]
     assert states == again
     scores = {score for state in states for score in state["scores"]}
-    assert {550, -550, 875, 880} <= scores  # one step short of the dump (both signs) and the barrel; on it
+    for line in (555, -555, 880):  # a step or three short of the dump (both signs) and the barrel
+        assert scores & set(range(line - 15, line)), line
+    assert 880 in scores  # on the barrel
     assert any(state["bolts"][seat] == 2 for state in states for seat in range(3))  # one bolt short of the penalty
     assert any(len(set(state["scores"])) < 3 and any(state["scores"]) for state in states)  # two seats level
 
