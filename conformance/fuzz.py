@@ -157,8 +157,9 @@ def _occupant_score(rng: random.Random, rules: dict[str, dict[str, Any]]) -> int
 
 
 def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], near_target: bool) -> int:
-    """A score below a line where a rule bites, or just above it; never a score the rules
-    would have changed already (at or past the target, on the barrel's ground, a dumped 555)."""
+    """A score near a line where a rule bites, often one to four steps short of it (a small
+    gain lands on it); never a score the rules would have changed already (at or past the
+    target, on the barrel's ground, a dumped 555)."""
     barrel, lock, dump, end = rules["barrel"], rules["defender_lock"], rules["dump"], rules["match_end"]
     ceiling = barrel["threshold"] if barrel["enabled"] else end["target"]  # off the barrel, scores stay below it
     if end["over_target"] == "exact_only" and not barrel["enabled"]:
@@ -171,7 +172,9 @@ def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], nea
         if dump["enabled"]:
             lines += 2 * ([dump["score"]] + ([-dump["score"]] if dump["negative"] else []))
     for _ in range(8):
-        score = rng.choice(lines) + 5 * rng.randint(-24, 24)
+        # near the target: within one big deal's gain of it, so that two seats can reach it at once
+        steps = rng.randint(-30, -1) if near_target else rng.randint(-4, -1) if rng.random() < 0.4 else rng.randint(-24, 24)
+        score = rng.choice(lines) + 5 * steps
         if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
             return int(score)
     return 0
@@ -395,8 +398,17 @@ def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: 
         side_suits = [a for a in plays if not a.endswith(str(trump))]
         if not state.get("trick") and trump and side_suits and rng.random() < 0.8:
             plays = side_suits  # a side suit led: voids are trumped, and trumps overtrumped
+        elif trump and not side_suits and _led_suit(state) not in (None, trump):
+            return rng.choice(plays)  # trumping a side suit: any trump, so the next player may over- or undertrump
         return play_card(rng, styles[to_act], plays, hands[to_act])
     return rng.choice(others)
+
+
+def _led_suit(state: dict[str, Any]) -> str | None:
+    trick = state.get("trick")
+    if isinstance(trick, list) and trick and isinstance(trick[0], dict):
+        return str(trick[0].get("card", ""))[-1:] or None
+    return None
 
 
 def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[int]) -> int:
