@@ -79,6 +79,9 @@ class Outcome:
 
 LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
 PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
+# how often a style declares a marriage it may declare: early trumps (the duties to trump),
+# or marriages kept late (the last trick a marriage may be declared in)
+DECLARING = {"any": 0.6, "low": 0.25, "high": 0.9, "long": 0.9}
 
 
 def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
@@ -170,10 +173,13 @@ def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], nea
         if lock["enabled"]:
             lines += 2 * ([lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else []))
         if dump["enabled"]:
-            lines += 2 * ([dump["score"]] + ([-dump["score"]] if dump["negative"] else []))
+            dumped = [dump["score"]] + ([-dump["score"]] if dump["negative"] else [])
+            if rules["bolts"]["enabled"]:  # a bolt penalty lands on the dump score, or leaves it
+                dumped += [score + rules["bolts"]["penalty"] for score in dumped]
+            lines += 2 * dumped
     for _ in range(8):
         # near the target: within one big deal's gain of it, so that two seats can reach it at once
-        steps = rng.randint(-30, -1) if near_target else rng.randint(-4, -1) if rng.random() < 0.4 else rng.randint(-24, 24)
+        steps = rng.randint(-16, -1) if near_target else rng.randint(-4, -1) if rng.random() < 0.4 else rng.randint(-24, 24)
         score = rng.choice(lines) + 5 * steps
         if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
             return int(score)
@@ -389,10 +395,12 @@ def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: 
     if gives and isinstance(state.get("to_act"), int) and rng.random() < 0.5:
         return _give_short(gives, state["hands"][state["to_act"]])
     declarations = [a for a in others if a.endswith((" marriage", " aces"))]
-    if declarations and rng.random() < 0.85:
+    to_act = state.get("to_act")
+    eager = DECLARING[styles[to_act]] if isinstance(to_act, int) and to_act < len(styles) else 0.6
+    if declarations and rng.random() < eager:
         return rng.choice(declarations)  # trumps make the duties to trump and beat show
     plays = [a for a in others if a.startswith("play ") and len(a.split()) == 2]
-    to_act, hands = state.get("to_act"), state.get("hands")
+    hands = state.get("hands")
     if plays and isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands):
         trump = state.get("trump")
         side_suits = [a for a in plays if not a.endswith(str(trump))]
@@ -412,11 +420,14 @@ def _led_suit(state: dict[str, Any]) -> str | None:
 
 
 def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[int]) -> int:
-    """A bid or contract amount: mostly the least one (contracts a random play can make or
-    just miss), else one at or next to an amount a rule names, the highest, or any."""
+    """A bid or contract amount: mostly the least one or a step or three above it (contracts
+    a random play can make or just miss), else one at or next to an amount a rule names, the
+    highest, or any."""
     roll = rng.random()
-    if roll < 0.5:
+    if roll < 0.45:
         return amounts[0]
+    if roll < 0.6:
+        return rng.choice(amounts[1:4] or amounts)  # a step or three up: odd amounts, halves
     if roll < 0.8:
         auction, barrel, talon = rules["auction"], rules["barrel"], rules["talon"]
         named = [auction["stop_at"], auction["marriage_needed_above"], auction["pre_talon_max"],
