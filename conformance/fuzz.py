@@ -546,8 +546,12 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     """The scenario as a transcript with the reference's values: legal sets on every step,
     refusals as ``refused``, and the events and state in full where the divergence shows."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
-    play(pair, profile, document, divergence.scenario, record=recorded)
     first = divergence.differences[0]
+    cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
+    if all(d.kind == "event" and d.detail.startswith("unexpected") for d in divergence.differences):
+        _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
+    else:
+        play(pair, profile, document, divergence.scenario, record=recorded)
     deals = []
     for number, (deal, steps) in enumerate(recorded, start=1):
         last_deal = number == len(recorded)
@@ -555,13 +559,13 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         if last_deal and first.step == 0:
             entry["events"] = list(steps[0].reply.events)
         entry["steps"] = []
-        for step in steps[1:]:
+        for index, step in enumerate(steps[1:], start=1):
             item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
             if not step.reply.accepted:
                 item["refused"] = (step.reply.refusal or ("", ""))[1]
-            if last_deal and step is steps[-1]:
-                if step.reply.accepted and step.reply.events:
-                    item["events"] = list(step.reply.events)
+            if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
+                item["events"] = list(step.reply.events)
+            if last_deal and index == cut:
                 item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({first.signature})"
             entry["steps"].append(item)
         entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
@@ -575,6 +579,25 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         "profiles": [profile], "knobs": [], "generated": True,
         "match": divergence.scenario.match, "deals": deals,
     }
+
+
+def _played_to_the_deal_end(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
+                            recorded: list[tuple[Deal, list[observe.StepRecord]]]) -> None:
+    """Record the scenario played on by the reference alone to the end of its last deal (the
+    first legal action each time). A transcript lists the events it expects as a subset, so an
+    event only the implementation sends cannot fail it; the deal's score, which such an event
+    (a bonus, a bolt, a dump) changes, can."""
+    reference = pair.sides[1]
+    alone = Pair(reference.command, reference.command, reference.timeout)
+    scripted = [action for deal in scenario.deals for action in deal.actions]
+
+    def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
+        return scripted.pop(0) if scripted else (sorted(legal)[0] if legal else None)
+
+    try:
+        play(alone, profile, document, scenario, choose=choose, record=recorded)
+    finally:
+        alone.close()
 
 
 def save(data: dict[str, Any], folder: Path) -> Path:

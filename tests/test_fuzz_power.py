@@ -96,6 +96,8 @@ def test_stacked_deals_are_whole_decks() -> None:
     ("four-aces-where-off", "classic", "3"),  # four aces in one hand: a stacked deal (missed in 450 uniform deals)
     ("must-overtrump-added", "classic", "2"),  # two voids in a side suit and trumps to spare (missed in 450)
     ("dump-ignored", "classic+dump", "2"),  # a score a few points short of 555 (missed in 450)
+    # an event only the mutant sends: the transcript plays on to the deal's score, which it changes
+    ("half-capture-counts-own-cards", "classic+half-marriage-bonus", "1"),
 ])
 def test_a_mutant_uniform_play_missed_is_found_and_its_transcript_tells_them_apart(
         mutant: str, profile: str, seed: str, tmp_path: Path) -> None:
