@@ -391,17 +391,17 @@ def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: 
         if "pass" in others and rng.random() < 0.4:
             return "pass"
         return amounts[_amount(rng, rules, sorted(amounts))]
+    to_act, hands = state.get("to_act"), state.get("hands")
+    if not (isinstance(to_act, int) and 0 <= to_act < len(styles) and isinstance(hands, list) and to_act < len(hands)):
+        return rng.choice(others)
     gives = [a for a in others if a.startswith("give ")]
-    if gives and isinstance(state.get("to_act"), int) and rng.random() < 0.5:
-        return _give_short(gives, state["hands"][state["to_act"]])
+    if gives and rng.random() < 0.5:
+        return _give_short(gives, hands[to_act])
     declarations = [a for a in others if a.endswith((" marriage", " aces"))]
-    to_act = state.get("to_act")
-    eager = DECLARING[styles[to_act]] if isinstance(to_act, int) and to_act < len(styles) else 0.6
-    if declarations and rng.random() < eager:
+    if declarations and rng.random() < DECLARING[styles[to_act]]:
         return rng.choice(declarations)  # trumps make the duties to trump and beat show
     plays = [a for a in others if a.startswith("play ") and len(a.split()) == 2]
-    hands = state.get("hands")
-    if plays and isinstance(to_act, int) and isinstance(hands, list) and to_act < len(hands):
+    if plays:
         trump = state.get("trump")
         side_suits = [a for a in plays if not a.endswith(str(trump))]
         if not state.get("trick") and trump and side_suits and rng.random() < 0.8:
@@ -439,8 +439,8 @@ def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[
 
 
 def _give_short(gives: Sequence[str], hand: Sequence[str]) -> str:
-    """The declarer gives away its two shortest suits' lowest cards (a void: the declarer
-    trumps and overtrumps early)."""
+    """The declarer gives away cards of its two shortest suits (a void: the declarer trumps
+    and overtrumps early)."""
     length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
     return min(gives, key=lambda a: (sorted(length[c[-1]] for c in a.split()[1:]), a))
 
