@@ -5,14 +5,18 @@
     runner's side (sides stepped one after the other) and of one reference server.
 ``python benchmarks/fuzz.py mutants [--budget 150] [--tries 3] [NAME ...]``
     deals-to-find per mutant of the catalogue (median and worst): each mutant is fuzzed under
-    the profiles where its knobs apply and are switched on first, ``--budget`` deals each, at
-    most ``--tries`` profiles; the saved transcript is checked with ``thousand verify``: it
-    must pass against the reference and fail against the mutant.
+    the profiles and options ``profile_order`` picks from the profile data (where its rules
+    differ from the reference's, its knobs apply and are switched on first), ``--budget``
+    deals each, ``--tries`` runs (seed 1; with fewer profiles than tries, they are run again
+    with seed 2, 3, ...); the saved transcript is checked with ``thousand verify``: it must
+    pass against the reference and fail against the mutant. A mutant no bundled profile can
+    show (its rules equal the reference's everywhere) is reported as not found in 0 deals.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import cProfile
 import io
 import pstats
@@ -28,7 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import variants  # noqa: E402
 from conformance import fuzz  # noqa: E402
 from conformance.runner import REFERENCE_COMMAND  # noqa: E402
-from mutants.catalogue import CATALOGUE  # noqa: E402
+from mutants.catalogue import CATALOGUE, Mutant  # noqa: E402
+from reference_impl.rules import Rules  # noqa: E402
 
 THOUSAND = (sys.executable, "-m", "conformance.cli")
 
@@ -72,9 +77,26 @@ def _top(stats: pstats.Stats, key: str, count: int) -> None:
     print("\n".join(lines[start:start + count + 1]))
 
 
-def profile_order(knobs: tuple[str, ...]) -> list[str]:
-    """One profile for each distinct value of the mutant's knobs first (the first such in
-    listing order, switched-on values first), then the others."""
+def profile_order(mutant: Mutant) -> list[str]:
+    """The bundled profiles and options to fuzz a mutant under, best first, read from the
+    profile data (never from the mutant's or a profile's name).
+
+    A mutant whose patches only change the rules the engine reads (``Rules.from_document``)
+    cannot show where its rules equal the reference's: those profiles are left out. The rest
+    are ranked by the mutant's knobs: profiles where more of them apply and are switched on
+    first; then, for a mutant of the rules read, options that set one of them (or a knob of
+    the same section), and for a mistake in the engine's code, the knobs' most common values
+    (the mainstream rule the mistake is about). Among as many switched-on knobs, one profile
+    per distinct value of the knobs comes before a second one with the same values.
+    """
+    patches = mutant.build()
+    rules_only = all(p.owner is Rules and p.attribute == "from_document" for p in patches)
+    sections = {knob.partition(".")[0] for knob in mutant.knobs}
+    base = variants.resolve(variants.all_names()[0]).rules
+    # a mutant that names a whole section is about it where the section's switch is on
+    knobs = [knob if "." in knob else f"{knob}.{switch}" for knob in mutant.knobs
+             for switch in ([""] if "." in knob else [s for s in ("enabled", "allowed") if s in base.get(knob, {})])]
+
     def value(resolved: variants.ResolvedProfile, knob: str) -> object:
         section, _, name = knob.partition(".")
         return resolved.rules.get(section, {}).get(name)
@@ -83,30 +105,50 @@ def profile_order(knobs: tuple[str, ...]) -> list[str]:
         resolved = variants.resolve(name)
         return repr([value(resolved, k) for k in knobs])
 
-    def switched_on(name: str) -> int:
+    def rank(name: str) -> tuple[int, int]:
         resolved = variants.resolve(name)
         inert = variants.inert_knobs(resolved)
-        return -sum(1 for k in knobs if k not in inert and value(resolved, k) not in (None, False, 0))
+        switched_on = sum(1 for k in knobs if k not in inert and value(resolved, k) not in (None, False, 0))
+        if not rules_only:
+            return -switched_on, -popularity[values(name)]
+        own = {knob for knob, where in resolved.provenance.items() if "+" in name and where.get("from") == name}
+        return -switched_on, -sum(2 if knob in knobs else 1 for knob in own if knob.partition(".")[0] in sections)
 
-    names = sorted(variants.all_names(), key=switched_on)
-    first: dict[str, str] = {}
-    for name in names:
-        first.setdefault(values(name), name)
-    return list(first.values()) + [name for name in names if name not in first.values()]
+    def differs(name: str) -> bool:
+        document = variants.resolve(name).to_document()
+        with mutant.applied():
+            changed = Rules.from_document(document)
+        return changed != Rules.from_document(document)
+
+    names = [name for name in variants.all_names() if not rules_only or differs(name)]
+    popularity = collections.Counter(values(name) for name in names)
+    names.sort(key=rank)
+    ordered: list[str] = []
+    for tier in sorted({rank(name)[0] for name in names}):  # the most switched-on knobs first
+        group = [name for name in names if rank(name)[0] == tier]
+        first: dict[str, str] = {}
+        for name in group:
+            first.setdefault(values(name), name)
+        ordered += list(first.values()) + [name for name in group if name not in first.values()]
+    return ordered
 
 
 def run_mutants(args: argparse.Namespace) -> None:
     names = args.names or list(CATALOGUE)
     found: list[int] = []
     missed: list[str] = []
+    unchecked: list[str] = []  # found, but the saved transcript does not tell the mutant from the reference
     with tempfile.TemporaryDirectory() as tmp:
         for name in names:
             mutant = CATALOGUE[name]
             command = [sys.executable, "-m", "mutants.serve", name]
             deals, started, result = 0, time.monotonic(), None
-            for profile in profile_order(mutant.knobs)[: args.tries]:
+            order = profile_order(mutant)
+            for attempt in range(args.tries if order else 0):
+                # fewer profiles than tries: the same ones again with the next seed (the same budget in all)
+                profile, seed = order[attempt % len(order)], str(1 + attempt // len(order))
                 folder = Path(tmp) / name
-                outcome = fuzz.fuzz(command, profile, variants.resolve(profile).to_document(), args.budget, "1",
+                outcome = fuzz.fuzz(command, profile, variants.resolve(profile).to_document(), args.budget, seed,
                                     save_to=folder)
                 deals += outcome.deals_played
                 if outcome.divergence is not None and outcome.saved is not None:
@@ -122,12 +164,14 @@ def run_mutants(args: argparse.Namespace) -> None:
                                      capture_output=True, check=False).returncode
                       for cmd in (list(REFERENCE_COMMAND), command)]
             verdict = "ok" if checks == [0, 1] else f"CHECK FAILED {checks}"
+            if checks != [0, 1]:
+                unchecked.append(name)
             first = outcome.divergence.differences[0] if outcome.divergence else None
             print(f"{name:40s} {deals:4d} deals under {profile:22s} {first.signature if first else ''} "
                   f"[transcript vs reference/mutant: {verdict}] ({time.monotonic() - started:.0f} s)", flush=True)
-    if found:
-        print(f"\n{len(found)} of {len(names)} mutants found; deals-to-find median {statistics.median(found):.0f}, "
-              f"worst {max(found)}; not found: {', '.join(missed) or 'none'}")
+    spread = f"deals-to-find median {statistics.median(found):.0f}, worst {max(found)}" if found else "none found"
+    print(f"\n{len(found)} of {len(names)} mutants found; {spread}; not found: {', '.join(missed) or 'none'}; "
+          f"transcript checks failed: {', '.join(unchecked) or 'none'}")
 
 
 def main() -> None:

@@ -1,10 +1,13 @@
 """``thousand fuzz``: differential random play against the reference under the same rules.
 
-Each trial is seeded from ``--seed`` and its number: a random match state (scores near the
-barrel, the 800 line and the dump score, bolts and give-ups one short of a penalty, seats on
-the barrel), then one to three random deals of a shuffled deck, played with random legal
-actions and, now and then, a random illegal one. The implementation and the reference (a
-subprocess, never imported) play in lockstep; after every action the legal sets, the
+Each trial is seeded from ``--seed`` and its number: a random match state a real match can
+reach (scores near the target, the barrel, the 800 line and the dump score, two seats level,
+bolts and give-ups one short of a penalty or the limit, seats on the barrel one attempt short),
+then one to three deals, a third of them stacked by suit or rank (voids, long trumps, four of
+a kind), played with legal actions biased to what shows a rule (low bids and contracts, the
+amounts the rules name, passing, giving up, declaring, side suits led after a trump is set,
+each seat's play style) and, now and then, a random illegal one. The implementation and the
+reference (a subprocess, never imported) play in lockstep; after every action the legal sets, the
 replies (refusal class and reason, events) and the states are compared. The first
 divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
 the simplest match state) and saved as a schema-valid transcript holding the reference's
@@ -74,42 +77,122 @@ class Outcome:
 
 # --- random material ---------------------------------------------------------------------
 
+LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
+PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
+# how often a style declares a marriage it may declare: early trumps (the duties to trump),
+# or marriages kept late (the last trick a marriage may be declared in)
+DECLARING = {"any": 0.6, "low": 0.25, "high": 0.9, "long": 0.9}
+
+
 def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
-    deck = list(DECK)
-    rng.shuffle(deck)
+    if rng.random() < LUMPY_SHARE:
+        deck = _stacked_deck(rng)
+    else:
+        deck = list(DECK)
+        rng.shuffle(deck)
     order = DECK.index
     hands = tuple(tuple(sorted(deck[i * 7:(i + 1) * 7], key=order)) for i in range(3))
     return Deal(dealer, hands, tuple(sorted(deck[21:], key=order)))
 
 
+def _stacked_deck(rng: random.Random) -> list[str]:
+    """A deck in suit blocks (long suits, voids, marriages: the duties to trump and overtrump
+    show) or rank blocks (four aces, four nines, four jacks), cut at random and roughened by a
+    few swaps: hands a fair shuffle deals once in hundreds of deals."""
+    suits, ranks = rng.sample("SCDH", 4), rng.sample(RANKS, 6)
+    if rng.random() < 0.6:
+        deck = [rank + suit for suit in suits for rank in ranks]
+    else:
+        deck = [rank + suit for rank in ranks for suit in suits]
+    cut = rng.randrange(24)
+    deck = deck[cut:] + deck[:cut]
+    for _ in range(rng.randrange(1, 10)):
+        i, j = rng.randrange(24), rng.randrange(24)
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
 def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Mostly near a line where a rule starts to bite; a quarter of trials start from zero."""
+    """A match state a real match can reach, mostly near a line where a rule starts to bite:
+    the target or, where there is one, the barrel's threshold (often two or three seats near it
+    at once, so that a shared finish happens), the barrel (seats on it one attempt or one failed
+    visit short), the 800 rule and its maximum, the dump
+    score (both signs), bolts and give-ups one short of a penalty or the limit. A fifth of
+    trials start from zero."""
     state = {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in DEFAULT_MATCH_STATE.items()}
-    if rng.random() < 0.25:
+    if rng.random() < 0.2:
         return state
-    barrel, lock, dump = rules["barrel"], rules["defender_lock"], rules["dump"]
-    lines = [rules["match_end"]["target"] - 40, 0, -120]
-    if barrel["enabled"]:
-        lines.append(barrel["threshold"] - 40)
-    if lock["enabled"]:
-        lines.append(lock["from"] - 40)
-    if dump["enabled"]:
-        lines.append(dump["score"] - 40)
-    on_barrel = 0
+    barrel, bolts = rules["barrel"], rules["bolts"]
+    occupants = 0
+    near_target = rng.random() < 0.25  # two or three seats close to the target: a shared finish
     for seat in range(3):
-        roll = rng.random()
-        if barrel["enabled"] and roll < 0.2 and on_barrel < (barrel["max_occupants"] or 3):
-            on_barrel += 1
-            state["scores"][seat] = barrel["threshold"]
-            state["barrel"][seat] = {"on": True, "attempts": rng.randrange(barrel["attempts"]),
-                                     "failed_visits": rng.randrange(barrel["failed_visit_reset"] or 3)}
-        elif roll < 0.8:
-            state["scores"][seat] = rng.choice(lines) + 5 * rng.randrange(17)
-        if rules["bolts"]["enabled"] and rng.random() < 0.4:
-            state["bolts"][seat] = rng.randrange(rules["bolts"]["every"])
+        if barrel["enabled"] and rng.random() < 0.25 and occupants < (barrel["max_occupants"] or 3):
+            occupants += 1
+            state["scores"][seat] = _occupant_score(rng, rules)
+            state["barrel"][seat] = {"on": True, "attempts": _one_short(rng, barrel["attempts"]),
+                                     "failed_visits": _one_short(rng, barrel["failed_visit_reset"] or 3)}
+        elif near_target or rng.random() < 0.8:
+            state["scores"][seat] = _score_near_a_line(rng, rules, near_target)
+        if barrel["enabled"] and not state["barrel"][seat]["on"] and barrel["failed_visit_reset"] and rng.random() < 0.3:
+            state["barrel"][seat]["failed_visits"] = _one_short(rng, barrel["failed_visit_reset"])
+        if bolts["enabled"] and rng.random() < 0.4:
+            state["bolts"][seat] = _one_short(rng, bolts["every"])
         if rng.random() < 0.3:
-            state["give_ups"][seat] = rng.randrange(4)
+            state["give_ups"][seat] = _give_ups_near_a_line(rng, rules["giving_up"])
+    if rng.random() < 0.15:  # two seats level: the tie-breaks and the crowding rules
+        first, second = rng.sample(range(3), 2)
+        if state["barrel"][first]["on"] == state["barrel"][second]["on"]:
+            state["scores"][second] = state["scores"][first]
     return state
+
+
+def _one_short(rng: random.Random, count: int) -> int:
+    """A counter below ``count``, one short of it half of the time."""
+    return count - 1 if rng.random() < 0.5 else rng.randrange(count)
+
+
+def _occupant_score(rng: random.Random, rules: dict[str, dict[str, Any]]) -> int:
+    """An occupant's score: the threshold, or where scores on the barrel stand uncapped, up to the target."""
+    threshold, target = int(rules["barrel"]["threshold"]), int(rules["match_end"]["target"])
+    if rules["barrel"]["arrival_cap"] == "uncapped" and rng.random() < 0.6:
+        return threshold + 5 * rng.randrange(max(1, (target - threshold) // 5))
+    return threshold
+
+
+def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], near_target: bool) -> int:
+    """A score near a line where a rule bites, often one to four steps short of it (a small
+    gain lands on it); never a score the rules would have changed already (at or past the
+    target, on the barrel's ground, a dumped 555)."""
+    barrel, lock, dump, end = rules["barrel"], rules["defender_lock"], rules["dump"], rules["match_end"]
+    ceiling = barrel["threshold"] if barrel["enabled"] else end["target"]  # off the barrel, scores stay below it
+    if end["over_target"] == "exact_only" and not barrel["enabled"]:
+        ceiling = end["target"] + 200  # past the target the match plays on
+    line = min(ceiling, end["target"])  # the barrel's threshold, else the target
+    lines = [line] if near_target else [line, 0, -120]
+    if not near_target:  # the lines of rules a profile switches on weigh twice
+        if lock["enabled"]:
+            lines += 2 * ([lock["from"]] + ([lock["defender_max"]] if lock["defender_max"] is not None else []))
+        if dump["enabled"]:
+            dumped = [dump["score"]] + ([-dump["score"]] if dump["negative"] else [])
+            if rules["bolts"]["enabled"]:  # a bolt penalty lands on the dump score, or leaves it
+                dumped += [score + rules["bolts"]["penalty"] for score in dumped]
+            lines += 2 * dumped
+    for _ in range(8):
+        # near the target: within one big deal's gain of it, so that two seats can reach it at once
+        steps = rng.randint(-16, -1) if near_target else rng.randint(-4, -1) if rng.random() < 0.4 else rng.randint(-24, 24)
+        score = rng.choice(lines) + 5 * steps
+        if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
+            return int(score)
+    return 0
+
+
+def _give_ups_near_a_line(rng: random.Random, giving_up: dict[str, Any]) -> int:
+    """Give-ups so far: one short of (or at) the limit, the penalty or the defenders' pay."""
+    lines = [n for n in (giving_up["limit"], giving_up["penalty_from"], giving_up["defenders_paid_from"]) if n]
+    if giving_up["penalty_repeats"] == "every_nth" and giving_up["penalty_from"]:
+        lines.append(2 * giving_up["penalty_from"])
+    count = max(0, rng.choice(lines) - rng.randint(0, 1)) if lines and rng.random() < 0.7 else rng.randrange(4)
+    return int(min(count, giving_up["limit"])) if giving_up["limit"] is not None else int(count)
 
 
 def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, Any]) -> str:
@@ -277,6 +360,7 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
     rng = random.Random(f"{seed}/{trial}")
     deals_wanted = rng.randint(1, 3)
     start = Scenario(random_match_state(rng, rules), ())
+    styles = tuple(rng.choice(PLAY_STYLES) for _ in range(3))
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -285,19 +369,98 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
     def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
-        if not legal:
-            return None
-        if rng.random() < ILLEGAL_SHARE:
-            return illegal_action(rng, legal, state)
-        declarations = [a for a in legal if a.endswith((" marriage", " aces"))]
-        if declarations and rng.random() < 0.6:
-            return rng.choice(declarations)  # trumps make the duties to trump and beat show
-        if "give_up" in legal and rng.random() < 0.15:
-            return "give_up"  # one action among many contract amounts: chosen on purpose
-        others = [a for a in legal if a != "give_up"]
-        return rng.choice(others or legal)
+        return choose_action(rng, rules, styles, legal, state)
 
     return play(pair, profile, document, start, choose, more)
+
+
+def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
+                  legal: Sequence[str], state: dict[str, Any]) -> str | None:
+    """The trial's next action: now and then an illegal one; else a legal one biased to what
+    shows a rule: passing early, bids and contracts at the amounts the rules name, giving up,
+    declaring, and cards picked by the seat's style (see ``play_card``)."""
+    if not legal:
+        return None
+    if rng.random() < ILLEGAL_SHARE:
+        return illegal_action(rng, legal, state)
+    if "give_up" in legal and rng.random() < 0.15:
+        return "give_up"  # one action among many contract amounts: chosen on purpose
+    others = [a for a in legal if a != "give_up"] or list(legal)
+    amounts = {int(a.split()[1]): a for a in others if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()}
+    if amounts:
+        if "pass" in others and rng.random() < 0.4:
+            return "pass"
+        return amounts[_amount(rng, rules, sorted(amounts))]
+    to_act, hands = state.get("to_act"), state.get("hands")
+    if not (isinstance(to_act, int) and 0 <= to_act < len(styles) and isinstance(hands, list) and to_act < len(hands)):
+        return rng.choice(others)
+    gives = [a for a in others if a.startswith("give ")]
+    if gives and rng.random() < 0.5:
+        return _give_short(gives, hands[to_act])
+    declarations = [a for a in others if a.endswith((" marriage", " aces"))]
+    if declarations and rng.random() < DECLARING[styles[to_act]]:
+        return rng.choice(declarations)  # trumps make the duties to trump and beat show
+    plays = [a for a in others if a.startswith("play ") and len(a.split()) == 2]
+    if plays:
+        trump = state.get("trump")
+        side_suits = [a for a in plays if not a.endswith(str(trump))]
+        if not state.get("trick") and trump and side_suits and rng.random() < 0.8:
+            plays = side_suits  # a side suit led: voids are trumped, and trumps overtrumped
+        elif trump and not side_suits and _led_suit(state) not in (None, trump):
+            return rng.choice(plays)  # trumping a side suit: any trump, so the next player may over- or undertrump
+        return play_card(rng, styles[to_act], plays, hands[to_act])
+    return rng.choice(others)
+
+
+def _led_suit(state: dict[str, Any]) -> str | None:
+    trick = state.get("trick")
+    if isinstance(trick, list) and trick and isinstance(trick[0], dict):
+        return str(trick[0].get("card", ""))[-1:] or None
+    return None
+
+
+def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[int]) -> int:
+    """A bid or contract amount: mostly the least one or a step or three above it (contracts
+    a random play can make or just miss), else one at or next to an amount a rule names, the
+    highest, or any."""
+    roll = rng.random()
+    if roll < 0.45:
+        return amounts[0]
+    if roll < 0.6:
+        return rng.choice(amounts[1:4] or amounts)  # a step or three up: odd amounts, halves
+    if roll < 0.8:
+        auction, barrel, talon = rules["auction"], rules["barrel"], rules["talon"]
+        named = [auction["stop_at"], auction["marriage_needed_above"], auction["pre_talon_max"],
+                 auction["barrel_min_bid"], talon["shown_from_bid"], auction["high_bid_from"], barrel["min_contract"]]
+        step = auction["bid_step"]
+        near = {line + d for line in named if isinstance(line, int) for d in (-step, 0, step)}
+        return rng.choice([a for a in amounts if a in near] or amounts[-1:])
+    return rng.choice(amounts)
+
+
+def _give_short(gives: Sequence[str], hand: Sequence[str]) -> str:
+    """The declarer gives away cards of its two shortest suits (a void: the declarer trumps
+    and overtrumps early)."""
+    length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+    return min(gives, key=lambda a: (sorted(length[c[-1]] for c in a.split()[1:]), a))
+
+
+def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequence[str]) -> str:
+    """A card to play in the seat's style: ``low`` keeps points out of its tricks (zero deals,
+    bolts), ``high`` takes tricks (trumps over trumps), ``long`` leads its longest suit and
+    follows low (the others run out of it, so that trumping and overtrumping come up);
+    ``any``, and a quarter of the time every style, picks at random."""
+    if style == "any" or rng.random() < 0.25:
+        return rng.choice(list(plays))
+    strength = {rank: len(RANKS) - i for i, rank in enumerate(RANKS)}
+
+    def rank_of(action: str) -> int:
+        return strength[action.split()[1][:-1]]
+
+    if style == "long":
+        length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+        return max(plays, key=lambda a: (length[a.split()[1][-1]], -rank_of(a)))
+    return min(plays, key=rank_of) if style == "low" else max(plays, key=rank_of)
 
 
 # --- shrinking ---------------------------------------------------------------------------
@@ -383,8 +546,12 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     """The scenario as a transcript with the reference's values: legal sets on every step,
     refusals as ``refused``, and the events and state in full where the divergence shows."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
-    play(pair, profile, document, divergence.scenario, record=recorded)
     first = divergence.differences[0]
+    cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
+    if all(d.kind == "event" and d.detail.startswith("unexpected") for d in divergence.differences):
+        _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
+    else:
+        play(pair, profile, document, divergence.scenario, record=recorded)
     deals = []
     for number, (deal, steps) in enumerate(recorded, start=1):
         last_deal = number == len(recorded)
@@ -392,13 +559,13 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         if last_deal and first.step == 0:
             entry["events"] = list(steps[0].reply.events)
         entry["steps"] = []
-        for step in steps[1:]:
+        for index, step in enumerate(steps[1:], start=1):
             item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
             if not step.reply.accepted:
                 item["refused"] = (step.reply.refusal or ("", ""))[1]
-            if last_deal and step is steps[-1]:
-                if step.reply.accepted and step.reply.events:
-                    item["events"] = list(step.reply.events)
+            if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
+                item["events"] = list(step.reply.events)
+            if last_deal and index == cut:
                 item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({first.signature})"
             entry["steps"].append(item)
         entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
@@ -412,6 +579,25 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         "profiles": [profile], "knobs": [], "generated": True,
         "match": divergence.scenario.match, "deals": deals,
     }
+
+
+def _played_to_the_deal_end(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
+                            recorded: list[tuple[Deal, list[observe.StepRecord]]]) -> None:
+    """Record the scenario played on by the reference alone to the end of its last deal (the
+    first legal action each time). A transcript lists the events it expects as a subset, so an
+    event only the implementation sends cannot fail it; the deal's score, which such an event
+    (a bonus, a bolt, a dump) changes, can."""
+    reference = pair.sides[1]
+    alone = Pair(reference.command, reference.command, reference.timeout)
+    scripted = [action for deal in scenario.deals for action in deal.actions]
+
+    def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
+        return scripted.pop(0) if scripted else (sorted(legal)[0] if legal else None)
+
+    try:
+        play(alone, profile, document, scenario, choose=choose, record=recorded)
+    finally:
+        alone.close()
 
 
 def save(data: dict[str, Any], folder: Path) -> Path:
