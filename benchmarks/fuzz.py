@@ -48,10 +48,10 @@ def run_self(args: argparse.Namespace) -> None:
         profiler.enable()
         started = time.monotonic()
         outcome = fuzz.fuzz(REFERENCE_COMMAND, args.profile, document, args.deals // 3, "bench", 1,
-                            reference=server, threads=False)
+                            reference=server)
         seconds = time.monotonic() - started
         profiler.disable()
-        print(f"\nsides one after the other (profiled): {outcome.deals_played / seconds:.0f} deals/s")
+        print(f"\nprofiled: {outcome.deals_played / seconds:.0f} deals/s")
         print("runner side, by own time:")
         _top(pstats.Stats(profiler), "tottime", 12)
         for _ in range(50):  # the server writes its profile when it stops
