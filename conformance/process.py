@@ -67,19 +67,24 @@ class Answer:
 
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once: json.dumps with options builds one per call
+
+
 class Preencoded:
     """A request field serialized once and reused (the profile document of every ``match``)."""
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.text = json.dumps(value, separators=(",", ":"))
+        self.text = _ENCODER.encode(value)
 
 
 def encode_request(message: dict[str, Any]) -> bytes:
     """One JSON line; Preencoded fields are spliced in as they are."""
-    plain = {key: value for key, value in message.items() if not isinstance(value, Preencoded)}
-    text = json.dumps(plain, separators=(",", ":"))
-    extra = "".join(f",{json.dumps(key)}:{value.text}" for key, value in message.items() if isinstance(value, Preencoded))
+    spliced = [key for key, value in message.items() if isinstance(value, Preencoded)]
+    if not spliced:
+        return (_ENCODER.encode(message) + "\n").encode("utf-8")
+    text = _ENCODER.encode({key: value for key, value in message.items() if key not in spliced})
+    extra = "".join(f",{_ENCODER.encode(key)}:{message[key].text}" for key in spliced)
     return (text[:-1] + extra + "}\n").encode("utf-8")
 
 
@@ -244,8 +249,10 @@ class Implementation:
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolFailure(f"reply to {command!r} is longer than {MAX_LINE} bytes")
             if self._input_closed and self._sent < item.end:
-                raise ProtocolFailure(f"cannot send {command!r}: the implementation closed its input"
-                                      f"{self._exit_note()}")
+                if self.process.poll() is not None:  # it died before reading: say so, whatever the timing
+                    raise ProtocolFailure(f"the implementation closed its output before replying to {command!r}"
+                                          f"{self._exit_note()}")
+                raise ProtocolFailure(f"cannot send {command!r}: the implementation closed its input")
             if self._closed:
                 if self._buffer:
                     raise ProtocolFailure(f"reply to {command!r} ends without a newline{self._exit_note(wait=0.5)}")
