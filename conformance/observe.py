@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal
 from conformance.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -101,12 +101,13 @@ class Observer:
 
     def _started(self) -> Implementation:
         if self.impl is None:
-            impl = Implementation(self.command, self.timeout)
+            impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
             try:
                 reply = impl.request("start", version=1)
             except ProtocolFailure:
                 impl.kill()
                 raise
+            impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
