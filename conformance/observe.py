@@ -128,13 +128,13 @@ class Observer:
         """Write requests at once (the process started if need be); ``collect`` reads the replies."""
         return self._started().post(requests)
 
-    def collect(self, posted: Sequence[Posted]) -> list[Answer]:
-        """The replies to ``post``-ed requests. All are read before any is judged, so that the
-        stream stays in step; then a ``skipped`` reply raises Skipped, an ``errored`` one
-        ProtocolFailure."""
+    def collect(self, posted: Sequence[Posted], known: Sequence[Answer] = ()) -> list[Answer]:
+        """The replies to ``post``-ed requests (``known``: see Implementation.collect). All are
+        read before any is judged, so that the stream stays in step; then a ``skipped`` reply
+        raises Skipped, an ``errored`` one ProtocolFailure."""
         if self.impl is None:
             raise ProtocolFailure("no process to read replies from")
-        answers = self.impl.collect(posted)
+        answers = self.impl.collect(posted, known)
         for item, answer in zip(posted, answers):
             if "skipped" in answer.reply:
                 raise Skipped(str(answer.reply["skipped"]))
@@ -253,7 +253,11 @@ def _state(reply: dict[str, Any]) -> dict[str, Any]:
 
 def _legal(reply: dict[str, Any]) -> tuple[str, ...]:
     actions = reply.get("actions")
-    return tuple(sorted(a for a in actions if isinstance(a, str))) if isinstance(actions, list) else ()
+    if not isinstance(actions, list):
+        return ()
+    if set(map(type, actions)) <= {str}:  # the usual case, checked without a Python loop
+        return tuple(sorted(actions))
+    return tuple(sorted(a for a in actions if isinstance(a, str)))
 
 
 def _reply(reply: dict[str, Any]) -> Reply:
