@@ -151,6 +151,8 @@ class Pair:
         raises ProtocolFailure (a problem here), an implementation failure
         ImplementationFailed (a finding)."""
         implementation, reference = self.sides
+        for side in self.sides:  # both load at once (a CannotStart shows again at the post)
+            _caught(side.launch)
         posted = [_caught(lambda: side.post(requests(side))) for side in self.sides]
         # the reference's replies first: a Skipped from the implementation leaves none unread,
         # and the implementation's lines equal to the reference's need no decoding
@@ -160,7 +162,7 @@ class Pair:
             self.reset()
             raise want
         if isinstance(got, ProtocolFailure):
-            self.reset()
+            implementation.kill()  # the reference's replies were all read: its stream is sound
             raise ImplementationFailed(str(got))
         return got, want
 
@@ -174,9 +176,7 @@ class Pair:
     def reset(self) -> None:
         """Fresh processes for the next match (a failed stream cannot be trusted)."""
         for side in self.sides:
-            if side.impl is not None:
-                side.impl.kill()
-                side.impl = None
+            side.kill()
 
     def close(self) -> None:
         for side in self.sides:

@@ -98,12 +98,22 @@ class Observer:
         self.offered: Any = None
         self.name = ""  # the implementation's name from its start reply
         self.documents: dict[str, Preencoded] = {}
+        self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
+
+    def launch(self) -> None:
+        """Start the process and send ``start`` without waiting for its reply, so that several
+        processes load at the same time (the reply is read by the first request)."""
+        if self.impl is None and self._launched is None:
+            impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+            self._launched = impl, impl.post([("start", {"version": 1})])
 
     def _started(self) -> Implementation:
         if self.impl is None:
-            impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+            self.launch()
+            assert self._launched is not None
+            (impl, posted), self._launched = self._launched, None
             try:
-                reply = impl.request("start", version=1)
+                reply = impl.collect(posted)[0].reply
             except ProtocolFailure:
                 impl.kill()
                 raise
@@ -113,10 +123,18 @@ class Observer:
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
         return self.impl
 
+    def kill(self) -> None:
+        """Kill the process (a failed stream cannot be trusted); the next request starts another."""
+        for impl in (self.impl, self._launched[0] if self._launched else None):
+            if impl is not None:
+                impl.kill()
+        self.impl, self._launched = None, None
+
     def close(self) -> None:
         if self.impl is not None:
             self.impl.stop()
             self.impl = None
+        self.kill()
 
     def _document(self, document: dict[str, Any]) -> Preencoded:
         key = repr(document.get("rules"))
@@ -194,9 +212,7 @@ class Observer:
             ended = f"skipped: {exc}"
         except ProtocolFailure as exc:
             ended = f"error: {exc}"
-            if self.impl is not None:
-                self.impl.kill()
-            self.impl = None
+            self.kill()
         return CaseRecord(case.id, tuple(steps), ended)
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:

@@ -154,7 +154,11 @@ def test_a_hanging_implementation_ends_its_trial_at_the_deadline() -> None:
         assert time.monotonic() - started < 8
         assert divergence is not None and "no reply to 'apply' within 1 s" in divergence.differences[0].actual
         assert [len(deal.actions) for deal in scenario.deals] == [2]  # cut at the action that hung
-        assert all(side.impl is None for side in pair.sides)  # both processes replaced for the next trial
+        implementation, reference = pair.sides
+        assert implementation.impl is None  # replaced for the next trial
+        assert reference.impl is not None and reference.impl.process.poll() is None  # its replies were all read
+        _, again = fuzz.random_trial(pair, "classic", CLASSIC, "1", 0)  # the same trial, on a fresh process
+        assert again is not None and again.differences == divergence.differences
     finally:
         pair.close()
 
