@@ -19,9 +19,8 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Callable, NamedTuple, Sequence
 
 MAX_LINE = 8 * 1024 * 1024  # a reply longer than this is an error, not a memory leak
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
@@ -49,8 +48,7 @@ class CannotStart(ProtocolFailure):
     """The command cannot be executed at all (no such file, not executable)."""
 
 
-@dataclass(frozen=True)
-class Posted:
+class Posted(NamedTuple):  # a named tuple: several are made per step, a frozen dataclass costs more
     """A request written (or queued) whose reply is still to be read."""
 
     command: str
@@ -58,14 +56,12 @@ class Posted:
     end: int  # where its line ends in the stream of request bytes
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """A reply as read: the raw line (two sides that wrote the same bytes said the same
     thing, whatever a deep comparison would find) and the decoded object."""
 
     line: bytes
     reply: dict[str, Any]
-
 
 
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once: json.dumps with options builds one per call
