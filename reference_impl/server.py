@@ -242,10 +242,28 @@ def _text_lines(stream: TextIO, before_wait: Callable[[], None]) -> Iterator[str
 _REPLY_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
+PENDING_LIMIT = 1 << 16  # characters of replies held back while more requests are at hand
+
+
 def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
-    """Answer requests until ``stop`` or the end of input; every line gets one reply."""
+    """Answer requests until ``stop`` or the end of input; every line gets one reply.
+
+    Replies are held while further request lines are already at hand and written together
+    (one write, whatever buffering stdout has: PYTHONUNBUFFERED makes it write every call)
+    before the server waits for input, or once they pass PENDING_LIMIT."""
     server = Server()
-    for line in read_lines(stdin, stdout.flush):
+    pending: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        if pending:
+            stdout.write("".join(pending))
+            pending.clear()
+            size = 0
+        stdout.flush()
+
+    for line in read_lines(stdin, flush):
         if line is None:
             reply: dict[str, Any] = {"seq": None, "errored": {"message": f"request line longer than {MAX_LINE} bytes"}}
         elif not line.strip():
@@ -256,10 +274,13 @@ def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
             text = _REPLY_ENCODER.encode(reply)
         except (ValueError, TypeError, RecursionError) as exc:
             text = json.dumps({"seq": reply.get("seq"), "errored": {"message": f"internal error: reply not JSON: {type(exc).__name__}"}})
-        stdout.write(text + "\n")
+        pending.append(text + "\n")
+        size += len(text) + 1
         if server.stopped:
             break
-    stdout.flush()
+        if size >= PENDING_LIMIT:
+            flush()
+    flush()
 
 
 def main(argv: list[str] | None = None) -> int:

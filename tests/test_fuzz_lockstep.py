@@ -122,11 +122,27 @@ def test_an_over_long_line_is_one_none_wherever_the_chunks_cut_it() -> None:
     assert list(read_lines(pipe([exact + b"\n", exact]))) == [exact + b"\n", exact]
 
 
-def test_several_requests_at_once_get_every_reply() -> None:
-    out = io.StringIO()
+class Writes(io.StringIO):
+    """An output that counts its writes (an unbuffered stdout makes each one a system call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    def write(self, text: str) -> int:
+        self.calls += 1
+        return super().write(text)
+
+
+def test_requests_at_hand_get_their_replies_in_one_write() -> None:
+    out = Writes()
     serve(io.BytesIO(b'{"cmd":"start","seq":1,"version":1}\n\n{"cmd":"legal","seq":2}\n{"cmd":"stop","seq":3}\n'), out)
     replies = out.getvalue().splitlines()
     assert len(replies) == 3 and replies[2] == '{"seq":3,"ok":true}' and "send 'match' first" in replies[1]
+    assert out.calls == 1
+    out = Writes()
+    serve(pipe([b'{"cmd":"legal","seq":1}\n{"cmd":"legal","seq":2}\n', b'{"cmd":"legal","seq":3}\n']), out)
+    assert out.calls == 2 and len(out.getvalue().splitlines()) == 3  # the first two before waiting for the third
 
 
 # --- lockstep play -----------------------------------------------------------------------
