@@ -154,10 +154,7 @@ class Observer:
             raise ProtocolFailure("no process to read replies from")
         answers = self.impl.collect(posted, known)
         for item, answer in zip(posted, answers):
-            if "skipped" in answer.reply:
-                raise Skipped(str(answer.reply["skipped"]))
-            if "errored" in answer.reply:
-                raise ProtocolFailure(f"errored on {item.command!r}: {answer.reply['errored']}")
+            _judge(item, answer)
         return answers
 
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
@@ -217,14 +214,28 @@ class Observer:
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
         """The replies to the chunks' requests, one chunk written (and read) at a time; a
-        chunk is only written when the replies to the previous one are wanted."""
+        chunk is only written when the replies to the previous one are wanted. A reply is
+        judged (skipped, errored) only when it is taken: the replies after the point where
+        a record ends (a later deal the reference refuses to start, say) do not count."""
         for chunk in chunks:
             if chunk:
-                yield from (answer.reply for answer in self.collect(self.post(chunk)))
+                posted = self.post(chunk)
+                assert self.impl is not None
+                for item, answer in zip(posted, self.impl.collect(posted)):  # all read: the stream stays in step
+                    _judge(item, answer)
+                    yield answer.reply
 
 
 class Skipped(Exception):
     """The implementation answered ``skipped`` (or does not play the profile)."""
+
+
+def _judge(item: Posted, answer: Answer) -> None:
+    """Skipped for a ``skipped`` reply, ProtocolFailure for an ``errored`` one."""
+    if "skipped" in answer.reply:
+        raise Skipped(str(answer.reply["skipped"]))
+    if "errored" in answer.reply:
+        raise ProtocolFailure(f"errored on {item.command!r}: {answer.reply['errored']}")
 
 
 class BatchObserver(Observer):

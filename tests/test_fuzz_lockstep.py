@@ -233,6 +233,24 @@ def test_a_case_written_at_once_is_observed_as_step_by_step(classic_cases: list[
         batch.close()
 
 
+def test_a_case_that_leaves_its_transcript_early_is_not_an_error_when_written_at_once() -> None:
+    # under a changed give-up moment these three-deal cases leave the transcript in an early
+    # deal; the later deal requests, already written, are refused, and must not count
+    names = ("polish/deal/dealer-passes-left-over-three-deals", "polish/giving_up/second-bomb-in-a-later-deal")
+    cases = [c for c in discover([CASES_DIR], select=lambda name: name in names) if isinstance(c, Transcript)]
+    document = variants.resolve("polish").to_document()
+    document["rules"]["giving_up"]["moment"] = "before_exchange"
+    step, batch = observers(REFERENCE_COMMAND)
+    try:
+        assert len(cases) == 2
+        for case in cases:
+            one, other = step.observe(case, "polish", document), batch.observe(case, "polish", document)
+            assert one == other and one.ended == "left_transcript" and len(one.steps) > 1
+    finally:
+        step.close()
+        batch.close()
+
+
 def test_a_batch_observer_on_a_hanging_process_ends_with_an_error(classic_cases: list[Any]) -> None:
     batch = observe.BatchObserver(lockstep("hang", 1), 1.0)
     try:
