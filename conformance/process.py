@@ -1,8 +1,10 @@
 """An implementation under test, run as a subprocess speaking protocol v1 (JSON lines).
 
-Nothing here can hang: every reply is awaited with a deadline (a reader thread feeds a
-queue), stderr is drained continuously into a bounded ring buffer, and the process runs in
-its own process group so that killing it also kills anything it started.
+Nothing here can hang: every reply is awaited with a deadline (one poll loop in the calling
+thread reads replies and, meanwhile, writes what is queued of the requests, so that several
+requests can be written at once without either side blocking on a full pipe), stderr is
+drained continuously into a bounded ring buffer, and the process runs in its own process
+group so that killing it also kills anything it started.
 """
 
 from __future__ import annotations
