@@ -249,13 +249,15 @@ class Implementation:
         """The next complete line of output, waiting at most ``timeout`` seconds; the queued
         requests are written meanwhile."""
         command = item.command
-        deadline = time.monotonic() + self.timeout
+        deadline = None
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
                 line = bytes(self._buffer[: end + 1])
                 del self._buffer[: end + 1]
                 return line
+            if deadline is None:  # from when this reply is waited for
+                deadline = time.monotonic() + self.timeout
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolFailure(f"reply to {command!r} is longer than {MAX_LINE} bytes")
             if self._input_closed and self._sent < item.end:
