@@ -1,8 +1,11 @@
 """Acceptance figures of ``thousand fuzz`` (not a CI test: it prints tables).
 
-``python benchmarks/fuzz.py self [--profile classic] [--deals 300] [--jobs 1] [--profile-client]``
-    the reference against itself: deals per second; with --profile-client, a cProfile of the
-    runner's side (sides stepped one after the other) and of one reference server.
+``python benchmarks/fuzz.py self [--profile classic] [--deals 300] [--jobs 1] [--seed 1] [--repeat 3] [--profile-client]``
+    the reference against itself: deals per second of the command a user runs (``thousand fuzz
+    --profile P --deals N --seed S --jobs J -- thousand-reference``, ``--repeat`` times, with
+    the load average before each run), then where the time goes: CPU seconds of the runner
+    and of the two reference servers over the same run, in process; with --profile-client,
+    a cProfile of the runner (by CPU time) and of one reference server.
 ``python benchmarks/fuzz.py mutants [--budget 150] [--tries 3] [NAME ...]``
     deals-to-find per mutant of the catalogue (median and worst): each mutant is fuzzed under
     the profiles and options ``profile_order`` picks from the profile data (where its rules
@@ -19,7 +22,10 @@ import argparse
 import collections
 import cProfile
 import io
+import os
 import pstats
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -39,33 +45,55 @@ THOUSAND = (sys.executable, "-m", "conformance.cli")
 
 
 def run_self(args: argparse.Namespace) -> None:
+    reference = shutil.which("thousand-reference")
+    server_command = [reference] if reference else list(REFERENCE_COMMAND)
+    command = [*THOUSAND, "fuzz", "--profile", args.profile, "--deals", str(args.deals), "--seed", args.seed,
+               "--jobs", str(args.jobs), "--", *server_command]
+    print(f"thousand fuzz --profile {args.profile} --deals {args.deals} --seed {args.seed} --jobs {args.jobs} "
+          f"-- {' '.join(server_command)}")
+    rates = []
+    for _ in range(args.repeat):
+        load = os.getloadavg()[0]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        found = re.search(r"(\d+) deals/s", done.stdout)
+        rates.append(int(found.group(1)) if found else 0)
+        print(f"  load {load:.2f}: {done.stdout.strip() or done.stderr.strip()[-300:]}")
+    print(f"best {max(rates)} deals/s")
+
     document = variants.resolve(args.profile).to_document()
-    outcome = fuzz.fuzz(REFERENCE_COMMAND, args.profile, document, args.deals, "bench", args.jobs)
-    rate = outcome.deals_played / outcome.seconds
-    print(f"reference vs itself, {args.profile}, --jobs {args.jobs}: {outcome.deals_played} deals in "
-          f"{outcome.seconds:.1f} s = {rate:.0f} deals/s (divergence: {outcome.divergence is not None})")
+    before, started = os.times(), time.monotonic()
+    outcome = fuzz.fuzz(REFERENCE_COMMAND, args.profile, document, args.deals, args.seed, args.jobs)
+    after, seconds = os.times(), time.monotonic() - started
+    runner = after.user - before.user + after.system - before.system
+    servers = after.children_user - before.children_user + after.children_system - before.children_system
+    per_deal = 1000 / max(outcome.deals_played, 1)
+    print(f"\nwhere the time goes (in process, {outcome.deals_played} deals, {seconds:.1f} s, "
+          f"load {os.getloadavg()[0]:.2f} after):")
+    print(f"  {'':28s}{'CPU s':>8s}{'ms/deal':>9s}")
+    for name, value in (("runner (both sides)", runner), ("reference servers (two)", servers),
+                        ("wall clock", seconds)):
+        print(f"  {name:28s}{value:8.2f}{value * per_deal:9.2f}")
     if not args.profile_client:
         return
     with tempfile.TemporaryDirectory() as tmp:
         server_stats = Path(tmp) / "server.prof"
         server = [sys.executable, "-m", "cProfile", "-o", str(server_stats), "-m", "reference_impl.server"]
-        profiler = cProfile.Profile()
+        profiler = cProfile.Profile(time.process_time)  # CPU time: waiting for the servers is not the runner's cost
         profiler.enable()
         started = time.monotonic()
-        outcome = fuzz.fuzz(REFERENCE_COMMAND, args.profile, document, args.deals // 3, "bench", 1,
-                            reference=server, threads=False)
+        outcome = fuzz.fuzz(REFERENCE_COMMAND, args.profile, document, args.deals // 3, args.seed, 1, reference=server)
         seconds = time.monotonic() - started
         profiler.disable()
-        print(f"\nsides one after the other (profiled): {outcome.deals_played / seconds:.0f} deals/s")
-        print("runner side, by own time:")
-        _top(pstats.Stats(profiler), "tottime", 12)
+        print(f"\nprofiled: {outcome.deals_played / seconds:.0f} deals/s")
+        print("runner side, by own CPU time:")
+        _top(pstats.Stats(profiler), "tottime", 16)
         for _ in range(50):  # the server writes its profile when it stops
             if server_stats.exists():
                 break
             time.sleep(0.1)
         if server_stats.exists():
-            print("one reference server, by cumulative time:")
-            _top(pstats.Stats(str(server_stats)), "cumulative", 18)
+            print("one reference server, by own time:")
+            _top(pstats.Stats(str(server_stats)), "tottime", 16)
 
 
 def _top(stats: pstats.Stats, key: str, count: int) -> None:
@@ -183,6 +211,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--budget", type=int, default=150)
     parser.add_argument("--tries", type=int, default=3)
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile-client", action="store_true")
     args = parser.parse_intermixed_args()
     {"self": run_self, "mutants": run_mutants}[args.mode](args)

@@ -23,13 +23,13 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import yaml
 
 from conformance import observe
 from conformance.fit import command_of, resolved_option, terminal_progress
-from conformance.process import ProtocolFailure
+from conformance.process import Answer, Posted, ProtocolFailure
 from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.transcripts import load
 
@@ -222,53 +222,67 @@ def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, An
 # --- lockstep play -----------------------------------------------------------------------
 
 class Pair:
-    """The implementation and the reference, stepped together (each side in its own thread,
-    so that the two processes work at the same time)."""
+    """The implementation and the reference, stepped together: a turn's requests are written
+    to both processes before either's replies are read, so that both work at the same time
+    without a thread per side."""
 
-    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
-                 threads: bool = True) -> None:
+    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float) -> None:
         self.sides = (observe.Observer(implementation, timeout), observe.Observer(reference, timeout))
-        self.executor = concurrent.futures.ThreadPoolExecutor(max_workers=2)
-        self.threads = threads  # off: one side after the other (for profiling the runner's side)
 
-    def both(self, work: Callable[[observe.Observer], Any]) -> tuple[Any, Any]:
-        """``work`` on each side; a reference failure raises ProtocolFailure (a problem here),
-        an implementation failure ImplementationFailed (a finding)."""
-        if self.threads:
-            futures = [self.executor.submit(_caught, work, side) for side in self.sides]
-            got, want = (future.result() for future in futures)
-        else:
-            got, want = (_caught(work, side) for side in self.sides)
+    def exchange(self, requests: Callable[[observe.Observer], list[observe.Request]]) -> tuple[list[Answer], list[Answer]]:
+        """Each side's ``requests`` posted, then both sides' replies read; a reference failure
+        raises ProtocolFailure (a problem here), an implementation failure
+        ImplementationFailed (a finding)."""
+        implementation, reference = self.sides
+        for side in self.sides:  # both load at once (a CannotStart shows again at the post)
+            _caught(side.launch)
+        posted = [_caught(lambda: side.post(requests(side))) for side in self.sides]
+        # the reference's replies first: a Skipped from the implementation leaves none unread,
+        # and the implementation's lines equal to the reference's need no decoding
+        want = _answers(reference, posted[1])
+        got = _answers(implementation, posted[0], want if isinstance(want, list) else [])
         if isinstance(want, ProtocolFailure):
             self.reset()
             raise want
         if isinstance(got, ProtocolFailure):
-            self.reset()
+            implementation.kill()  # the reference's replies were all read: its stream is sound
             raise ImplementationFailed(str(got))
         return got, want
+
+    def turn(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[observe.Turn, observe.Turn]:
+        """The action (or the deal) on both sides: each side's reply, state and next legal set."""
+        got, want = self.exchange(lambda side: observe.turn_requests(action, deal))
+        theirs = observe.read_turn(want)
+        same = all(one.line == other.line for one, other in zip(got, want))
+        return theirs if same else observe.read_turn(got), theirs
 
     def reset(self) -> None:
         """Fresh processes for the next match (a failed stream cannot be trusted)."""
         for side in self.sides:
-            if side.impl is not None:
-                side.impl.kill()
-                side.impl = None
+            side.kill()
 
     def close(self) -> None:
         for side in self.sides:
             side.close()
-        self.executor.shutdown()
 
 
 class ImplementationFailed(Exception):
     """The implementation crashed, broke the protocol or answered ``errored``."""
 
 
-def _caught(work: Callable[[observe.Observer], Any], side: observe.Observer) -> Any:
+Result = TypeVar("Result")
+
+
+def _caught(work: Callable[[], Result]) -> Result | ProtocolFailure:
     try:
-        return work(side)
+        return work()
     except ProtocolFailure as exc:
         return exc
+
+
+def _answers(side: observe.Observer, posted: list[Posted] | ProtocolFailure,
+             known: list[Answer] | None = None) -> list[Answer] | ProtocolFailure:
+    return posted if isinstance(posted, ProtocolFailure) else _caught(lambda: side.collect(posted, known or ()))
 
 
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
@@ -297,7 +311,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
     reference's legal set) and ``extra_deals`` adds deals. Returns what was played and the
     first divergence; ``played`` holds the deals so far. ``record`` receives the reference's
     step records, deal by deal."""
-    pair.both(lambda side: side.start_match(profile, document, scenario.match))
+    pair.exchange(lambda side: [side.match_request(profile, document, scenario.match)])
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
     number = 0
@@ -316,31 +330,31 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             record.append((deal, steps))
         plain = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
         played.append(replace(deal, actions=()))  # kept current, so that a failure can be cut here
-        got, want = pair.both(lambda side: side.act(None, plain))
-        step = observe.StepRecord(number, 0, None, None, want[0], want[1])
+        got, want = pair.turn(None, plain)
+        step = observe.StepRecord(number, 0, None, None, want.reply, want.state)
         steps.append(step)
-        differences = _compare(step, observe.StepRecord(number, 0, None, None, got[0], got[1]), "deal")
+        differences = _compare(step, got, want, None, "deal")
         if differences:
             cut = Scenario(scenario.match, tuple(played))
             return cut, Divergence(cut, differences)
-        state = want[1]
+        state = want.state
         index = 0
         while index < (MAX_STEPS if choose else len(deal.actions)):
             phase = str(state.get("phase"))
             if choose is not None and phase in ENDED:
                 break
-            legal_got, legal_want = pair.both(lambda side: side.legal_set())
-            action = choose(legal_want, state) if choose is not None else deal.actions[index]
+            before = got, want  # the legal sets came with the previous turn
+            action = choose(want.legal, state) if choose is not None else deal.actions[index]
             if action is None:
                 break
             index += 1
             actions.append(action)
             played[-1] = replace(deal, actions=tuple(actions))
-            got, want = pair.both(lambda side: side.act(action))
-            state = want[1]
-            step = observe.StepRecord(number, index, action, legal_want, want[0], want[1])
+            got, want = pair.turn(action)
+            state = want.state
+            step = observe.StepRecord(number, index, action, before[1].legal, want.reply, want.state)
             steps.append(step)
-            differences = _compare(step, observe.StepRecord(number, index, action, legal_got, got[0], got[1]), phase)
+            differences = _compare(step, got, want, before, phase)
             if differences:
                 cut = Scenario(scenario.match, tuple(played))
                 return cut, Divergence(cut, differences)
@@ -349,9 +363,17 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
     return Scenario(scenario.match, tuple(played)), None
 
 
-def _compare(want: observe.StepRecord, got: observe.StepRecord, phase: str) -> tuple[observe.Difference, ...]:
-    expected = observe.CaseRecord("fuzz", (want,))
-    actual = observe.CaseRecord("fuzz", (got,))
+def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
+             before: tuple[observe.Turn, observe.Turn] | None, phase: str) -> tuple[observe.Difference, ...]:
+    """The differences at one step (``step`` is the reference's record of it; ``before`` the
+    turns whose legal sets came before the action, None for the deal). When both sides wrote
+    the same bytes for the reply, the state and the legal set, they agree: no deep comparison."""
+    if got.lines[:2] == want.lines[:2] and (before is None or before[0].lines[2] == before[1].lines[2]):
+        return ()
+    legal = None if before is None else before[0].legal
+    mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, got.state)
+    expected = observe.CaseRecord("fuzz", (step,))
+    actual = observe.CaseRecord("fuzz", (mine,))
     return tuple(replace(d, phase=phase) for d in observe.compare(expected, actual))
 
 
@@ -613,12 +635,11 @@ def save(data: dict[str, Any], folder: Path) -> Path:
 
 def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
          jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
-         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
-         threads: bool = True) -> Outcome:
+         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None) -> Outcome:
     """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins)."""
     started = time.monotonic()
     outcome = Outcome()
-    pairs = [Pair(implementation, reference, timeout, threads) for _ in range(max(1, jobs))]
+    pairs = [Pair(implementation, reference, timeout) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     try:
         trial = 0

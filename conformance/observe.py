@@ -16,19 +16,18 @@ from __future__ import annotations
 
 import collections
 import json
-import os
-import signal
-import subprocess
 import threading
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from conformance.process import Implementation, Preencoded, ProtocolFailure
 from conformance import diagnosis
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal, same, unmatched_event
+from conformance.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
+from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
 from conformance.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
+
+Request = tuple[str, dict[str, Any]]  # (command, fields) of one protocol request
 
 
 @dataclass(frozen=True)
@@ -106,32 +105,43 @@ class Observer:
         self.offered: Any = None
         self.name = ""  # the implementation's name from its start reply
         self.documents: dict[str, Preencoded] = {}
+        self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
+
+    def launch(self) -> None:
+        """Start the process and send ``start`` without waiting for its reply, so that several
+        processes load at the same time (the reply is read by the first request)."""
+        if self.impl is None and self._launched is None:
+            impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+            self._launched = impl, impl.post([("start", {"version": 1})])
 
     def _started(self) -> Implementation:
         if self.impl is None:
-            impl = Implementation(self.command, self.timeout)
+            self.launch()
+            assert self._launched is not None
+            (impl, posted), self._launched = self._launched, None
             try:
-                reply = impl.request("start", version=1)
+                reply = impl.collect(posted)[0].reply
             except ProtocolFailure:
                 impl.kill()
                 raise
+            impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
         return self.impl
 
-    def ask(self, command: str, **fields: Any) -> dict[str, Any]:
-        reply = self._started().request(command, **fields)
-        if "skipped" in reply:
-            raise Skipped(str(reply["skipped"]))
-        if "errored" in reply:
-            raise ProtocolFailure(f"errored on {command!r}: {reply['errored']}")
-        return reply
+    def kill(self) -> None:
+        """Kill the process (a failed stream cannot be trusted); the next request starts another."""
+        for impl in (self.impl, self._launched[0] if self._launched else None):
+            if impl is not None:
+                impl.kill()
+        self.impl, self._launched = None, None
 
     def close(self) -> None:
         if self.impl is not None:
             self.impl.stop()
             self.impl = None
+        self.kill()
 
     def _document(self, document: dict[str, Any]) -> Preencoded:
         key = repr(document.get("rules"))
@@ -139,168 +149,149 @@ class Observer:
             self.documents[key] = Preencoded(document)
         return self.documents[key]
 
-    def start_match(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> None:
+    def post(self, requests: Sequence[Request]) -> list[Posted]:
+        """Write requests at once (the process started if need be); ``collect`` reads the replies."""
+        return self._started().post(requests)
+
+    def collect(self, posted: Sequence[Posted], known: Sequence[Answer] = ()) -> list[Answer]:
+        """The replies to ``post``-ed requests (``known``: see Implementation.collect). All are
+        read before any is judged, so that the stream stays in step; then a ``skipped`` reply
+        raises Skipped, an ``errored`` one ProtocolFailure."""
+        if self.impl is None:
+            raise ProtocolFailure("no process to read replies from")
+        answers = self.impl.collect(posted, known)
+        for item, answer in zip(posted, answers):
+            _judge(item, answer)
+        return answers
+
+    def ask(self, command: str, **fields: Any) -> dict[str, Any]:
+        return self.collect(self.post([(command, fields)]))[0].reply
+
+    def match_request(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> Request:
+        """The ``match`` request (the process started, to learn what it plays); Skipped when
+        the implementation does not play the profile."""
         self._started()
         fields: dict[str, Any] = {"profile": profile, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
         if self.offered == "any":
             fields["document"] = self._document(document)
         elif profile not in (self.offered or ()):
             raise Skipped(f"the implementation does not play profile {profile!r}")
-        self.ask("match", **fields)
+        return ("match", fields)
 
-    def legal_set(self) -> tuple[str, ...]:
-        actions = self.ask("legal").get("actions")
-        return tuple(sorted(a for a in actions if isinstance(a, str))) if isinstance(actions, list) else ()
+    def start_match(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> None:
+        command, fields = self.match_request(profile, document, match)
+        self.ask(command, **fields)
 
-    def act(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[Reply, dict[str, Any]]:
-        """The reply to an action (or, with ``deal``, to the deal) and the state after it."""
-        if deal is not None:
-            reply = self.ask("deal", dealer=deal["dealer"], hands=deal["hands"], talon=deal["talon"])
-        else:
-            reply = self.ask("apply", action=action)
-        state = self.ask("state").get("state")
-        return _reply(reply), state if isinstance(state, dict) else {}
-
-    def step(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[tuple[str, ...] | None, Reply, dict[str, Any]]:
-        """Legal set before, reply, state after: one action (or, with ``deal``, the deal)."""
-        legal = None if deal is not None else self.legal_set()
-        reply, state = self.act(action, deal)
-        return legal, reply, state
+    whole_case = False  # post a case's requests step by step (the reference: all at once)
 
     def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
-        """The record of one case; never raises for what the implementation does."""
+        """The record of one case; never raises for what the implementation does. The
+        requests of a step (legal, apply, state) are written at once."""
         steps: list[StepRecord] = []
         ended = "complete"
         try:
-            self.start_match(profile, document, case.match)
+            # The requests in order, cut after each step: the next step is only sent once this
+            # one's reply says the case goes on (or, whole_case, all at once).
+            chunks: list[list[Request]] = [[self.match_request(profile, document, case.match)]]
+            for deal in case.deals:
+                chunks[-1] += [("deal", {"dealer": deal["dealer"], "hands": deal["hands"], "talon": deal["talon"]}),
+                               ("state", {})]
+                for step in deal["steps"]:
+                    chunks[-1] += [("legal", {}), ("apply", {"action": step["action"]}), ("state", {})]
+                    chunks.append([])
+            if self.whole_case:
+                chunks = [[request for chunk in chunks for request in chunk]]
+            replies = self._replies(chunks)
+            next(replies)  # match
             for number, deal in enumerate(case.deals, start=1):
-                legal, reply, state = self.step(None, deal)
-                steps.append(StepRecord(number, 0, None, None, reply, state))
+                dealt, state = next(replies), next(replies)
+                steps.append(StepRecord(number, 0, None, None, _reply(dealt), _state(state)))
                 for index, scripted in enumerate(deal["steps"], start=1):
-                    legal, reply, state = self.step(scripted["action"])
-                    steps.append(StepRecord(number, index, scripted["action"], legal, reply, state))
+                    legal, applied, state = next(replies), next(replies), next(replies)
+                    reply = _reply(applied)
+                    steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
-                        ended = "left_transcript"
-                        return CaseRecord(case.id, tuple(steps), ended)
+                        return CaseRecord(case.id, tuple(steps), "left_transcript")
         except Skipped as exc:
             ended = f"skipped: {exc}"
         except ProtocolFailure as exc:
             ended = f"error: {exc}"
-            if self.impl is not None:
-                self.impl.kill()
-            self.impl = None
+            self.kill()
         return CaseRecord(case.id, tuple(steps), ended)
+
+    def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
+        """The replies to the chunks' requests, one chunk written (and read) at a time; a
+        chunk is only written when the replies to the previous one are wanted. A reply is
+        judged (skipped, errored) only when it is taken: the replies after the point where
+        a record ends (a later deal the reference refuses to start, say) do not count."""
+        for chunk in chunks:
+            if chunk:
+                posted = self.post(chunk)
+                assert self.impl is not None
+                for item, answer in zip(posted, self.impl.collect(posted)):  # all read: the stream stays in step
+                    _judge(item, answer)
+                    yield answer.reply
 
 
 class Skipped(Exception):
     """The implementation answered ``skipped`` (or does not play the profile)."""
 
 
+def _judge(item: Posted, answer: Answer) -> None:
+    """Skipped for a ``skipped`` reply, ProtocolFailure for an ``errored`` one."""
+    if "skipped" in answer.reply:
+        raise Skipped(str(answer.reply["skipped"]))
+    if "errored" in answer.reply:
+        raise ProtocolFailure(f"errored on {item.command!r}: {answer.reply['errored']}")
+
+
 class BatchObserver(Observer):
     """The reference (a trusted process) observed with every request of a case written at
-    once: one round trip per case instead of three per step, which is most of the cost on a
-    busy machine. The implementation under test is never driven this way."""
+    once: one round trip per case instead of one per step, which is most of the cost on a
+    busy machine. The implementation under test is never driven this way: it only sees a
+    step's requests once the previous step's replies said the case goes on."""
 
-    def __init__(self, command: Sequence[str], timeout: float = 10.0) -> None:
-        super().__init__(command, timeout)
-        self.process: subprocess.Popen[bytes] | None = None
-        self.encoded: dict[str, str] = {}
-
-    def _exchange(self, lines: list[str]) -> list[dict[str, Any]]:
-        """Write the requests (from a thread, so that full pipes cannot deadlock) and read as
-        many replies; a process that does not answer in time is killed."""
-        if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, start_new_session=True)
-        process = self.process
-        assert process.stdin is not None and process.stdout is not None
-        stdin = process.stdin
-
-        def write() -> None:
-            try:
-                stdin.write("".join(lines).encode("utf-8"))
-                stdin.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                pass
-
-        writer = threading.Thread(target=write, daemon=True)
-        writer.start()
-        watchdog = threading.Timer(self.timeout + 0.01 * len(lines), self._kill)
-        watchdog.start()
-        try:
-            replies = []
-            for _ in lines:
-                line = process.stdout.readline()
-                if not line:
-                    raise ProtocolFailure("the reference closed its output (killed after the timeout, or crashed)")
-                replies.append(json.loads(line))
-            return replies
-        finally:
-            watchdog.cancel()
-            writer.join()
-
-    def _kill(self) -> None:
-        if self.process is not None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def close(self) -> None:
-        if self.process is not None:
-            self._kill()
-            self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout):
-                if stream is not None:
-                    stream.close()
-            self.process = None
-
-    def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
-        key = repr(document.get("rules"))
-        if key not in self.encoded:
-            self.encoded[key] = json.dumps(document, separators=(",", ":"))
-        state = json.dumps({**DEFAULT_MATCH_STATE, **(case.match or {})}, separators=(",", ":"))
-        lines = ['{"cmd":"start","seq":0,"version":1}\n',
-                 f'{{"cmd":"match","seq":0,"profile":{json.dumps(profile)},"state":{state},"document":{self.encoded[key]}}}\n']
-        for deal in case.deals:
-            lines.append(json.dumps({"cmd": "deal", "seq": 0, "dealer": deal["dealer"], "hands": deal["hands"],
-                                     "talon": deal["talon"]}, separators=(",", ":")) + "\n")
-            lines.append('{"cmd":"state","seq":0}\n')
-            for step in deal["steps"]:
-                lines += ['{"cmd":"legal","seq":0}\n', json.dumps({"cmd": "apply", "seq": 0, "action": step["action"]}) + "\n",
-                          '{"cmd":"state","seq":0}\n']
-        try:
-            replies = self._exchange(lines)
-        except (ProtocolFailure, ValueError) as exc:
-            self._kill()
-            return CaseRecord(case.id, (), f"error: {exc}")
-        return _record_from_replies(case, replies[2:], "errored" in replies[1] and str(replies[1]["errored"]))
+    whole_case = True
 
 
-def _record_from_replies(case: Transcript, replies: list[dict[str, Any]], match_error: str | bool) -> CaseRecord:
-    """A case's record from the replies to [deal, state] + [legal, apply, state] per step."""
-    if match_error:
-        return CaseRecord(case.id, (), f"error: match: {match_error}")
-    steps: list[StepRecord] = []
-    position = 0
-    for number, deal in enumerate(case.deals, start=1):
-        chunk = replies[position:position + 2]
-        position += 2
-        if any("errored" in reply for reply in chunk):
-            return CaseRecord(case.id, tuple(steps), f"error: {chunk}")
-        steps.append(StepRecord(number, 0, None, None, _reply(chunk[0]), chunk[1].get("state") or {}))
-        for index, scripted in enumerate(deal["steps"], start=1):
-            legal_reply, apply_reply, state_reply = replies[position:position + 3]
-            position += 3
-            if any("errored" in reply for reply in (legal_reply, apply_reply, state_reply)):
-                return CaseRecord(case.id, tuple(steps), f"error: {apply_reply}")
-            actions = legal_reply.get("actions") or []
-            reply = _reply(apply_reply)
-            steps.append(StepRecord(number, index, scripted["action"], tuple(sorted(actions)), reply,
-                                    state_reply.get("state") or {}))
-            if reply.accepted == ("refused" in scripted):
-                return CaseRecord(case.id, tuple(steps), "left_transcript")
-    return CaseRecord(case.id, tuple(steps))
+# --- one action at a time, replies read ahead (the lockstep of thousand fuzz) -------------
+
+@dataclass(frozen=True)
+class Turn:
+    """One side's answer to an action (or to the deal): the reply, the state after it and the
+    legal set after it (the next action's), with the three reply lines as read: two sides
+    whose lines are the same bytes showed the same things."""
+
+    reply: Reply
+    state: dict[str, Any]
+    legal: tuple[str, ...]
+    lines: tuple[bytes, ...]
+
+
+def turn_requests(action: str | None, deal: dict[str, Any] | None = None) -> list[Request]:
+    """An action (or, with ``deal``, the deal), the state after it and the next legal set."""
+    first: Request = (("deal", {"dealer": deal["dealer"], "hands": deal["hands"], "talon": deal["talon"]})
+                      if deal is not None else ("apply", {"action": action}))
+    return [first, ("state", {}), ("legal", {})]
+
+
+def read_turn(answers: Sequence[Answer]) -> Turn:
+    reply, state, legal = answers
+    return Turn(_reply(reply.reply), _state(state.reply), _legal(legal.reply), tuple(a.line for a in answers))
+
+
+def _state(reply: dict[str, Any]) -> dict[str, Any]:
+    state = reply.get("state")
+    return state if isinstance(state, dict) else {}
+
+
+def _legal(reply: dict[str, Any]) -> tuple[str, ...]:
+    actions = reply.get("actions")
+    if not isinstance(actions, list):
+        return ()
+    if set(map(type, actions)) <= {str}:  # the usual case, checked without a Python loop
+        return tuple(sorted(actions))
+    return tuple(sorted(a for a in actions if isinstance(a, str)))
 
 
 def _reply(reply: dict[str, Any]) -> Reply:

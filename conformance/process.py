@@ -1,24 +1,28 @@
 """An implementation under test, run as a subprocess speaking protocol v1 (JSON lines).
 
-Nothing here can hang: every reply is awaited with a deadline (a reader thread feeds a
-queue), stderr is drained continuously into a bounded ring buffer, and the process runs in
-its own process group so that killing it also kills anything it started.
+Nothing here can hang: every reply is awaited with a deadline (one poll loop in the calling
+thread reads replies and, meanwhile, writes what is queued of the requests, so that several
+requests can be written at once without either side blocking on a full pipe), stderr is
+drained continuously into a bounded ring buffer, and the process runs in its own process
+group so that killing it also kills anything it started.
 """
 
 from __future__ import annotations
 
 import collections
 import ctypes
+import functools
 import json
 import os
-import selectors
+import math
+import select
 import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Sequence
+from typing import IO, Any, Callable, NamedTuple, Sequence
 
 MAX_LINE = 8 * 1024 * 1024  # a reply longer than this is an error, not a memory leak
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
@@ -46,20 +50,50 @@ class CannotStart(ProtocolFailure):
     """The command cannot be executed at all (no such file, not executable)."""
 
 
+class Posted(NamedTuple):  # a named tuple: several are made per step, a frozen dataclass costs more
+    """A request written (or queued) whose reply is still to be read."""
+
+    command: str
+    seq: int
+    end: int  # where its line ends in the stream of request bytes
+
+
+class Answer(NamedTuple):
+    """A reply as read: the raw line (two sides that wrote the same bytes said the same
+    thing, whatever a deep comparison would find) and the decoded object."""
+
+    line: bytes
+    reply: dict[str, Any]
+
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once: json.dumps with options builds one per call
+
+
 class Preencoded:
     """A request field serialized once and reused (the profile document of every ``match``)."""
 
     def __init__(self, value: Any) -> None:
         self.value = value
-        self.text = json.dumps(value, separators=(",", ":"))
+        self.text = _ENCODER.encode(value)
 
 
-def encode_request(message: dict[str, Any]) -> bytes:
-    """One JSON line; Preencoded fields are spliced in as they are."""
-    plain = {key: value for key, value in message.items() if not isinstance(value, Preencoded)}
-    text = json.dumps(plain, separators=(",", ":"))
-    extra = "".join(f",{json.dumps(key)}:{value.text}" for key, value in message.items() if isinstance(value, Preencoded))
-    return (text[:-1] + extra + "}\n").encode("utf-8")
+def encode_request(command: str, seq: int, fields: dict[str, Any]) -> bytes:
+    """One JSON line ``{"cmd", "seq", **fields}``; Preencoded fields are spliced in as they
+    are, after the others. Built piece by piece: most requests are a command and a seq."""
+    text = f'{{"cmd":{_quoted(command)},"seq":{seq}'
+    spliced = ""
+    for key, value in fields.items():
+        if isinstance(value, Preencoded):
+            spliced += f",{_quoted(key)}:{value.text}"
+        else:
+            text += f",{_quoted(key)}:{_ENCODER.encode(value)}"
+    return (text + spliced + "}\n").encode("utf-8")
+
+
+@functools.lru_cache(maxsize=256)
+def _quoted(name: str) -> str:
+    """A command or field name as a JSON string (a handful of names, each encoded once)."""
+    return _ENCODER.encode(name)
 
 
 def plain_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -97,6 +131,8 @@ class Implementation:
 
     ``request`` sends a command and returns the reply whose ``seq`` echoes it; any problem
     raises ProtocolFailure (or Timeout), after which the process must be ``kill``-ed.
+    ``post`` and ``collect`` pipeline several requests: their lines are written at once and
+    the replies read in order, each under the same deadline and checks as one ``request``.
     ``on_message(direction, message)`` sees every message (for --validate-messages).
     """
 
@@ -110,6 +146,11 @@ class Implementation:
         self._buffer = bytearray()
         self._closed = False
         self._seq = 0
+        self._outgoing = bytearray()  # request bytes not yet taken by the implementation
+        self._sent = 0  # bytes ever written to its input
+        self._queued = 0  # bytes ever queued for it (sent + outgoing)
+        self._input_closed = False
+        self._watching_input = False  # stdin is in the poll set while queued bytes wait
         try:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -120,16 +161,16 @@ class Implementation:
         assert self.process.stdin and self.process.stdout and self.process.stderr
         # Requests are written without blocking, with the same deadline as replies: an
         # implementation that never reads its input would otherwise block the runner forever.
+        # While a reply is awaited the rest of a pipelined batch is written as the pipe takes
+        # it, so that neither side can block the other on a full pipe.
         self._in_fd = self.process.stdin.fileno()
         os.set_blocking(self._in_fd, False)
-        self._writable = selectors.DefaultSelector()
-        self._writable.register(self._in_fd, selectors.EVENT_WRITE)
-        # Replies are read in the calling thread (select with a deadline, then os.read): a
+        # Replies are read in the calling thread (poll with a deadline, then os.read): a
         # reader thread would cost a thread switch per reply. stderr has its own thread, so
         # that a flood never fills the pipe and blocks the implementation.
         self._fd = self.process.stdout.fileno()
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._fd, selectors.EVENT_READ)
+        self._poll = select.poll()
+        self._poll.register(self._fd, select.POLLIN)
         threading.Thread(target=self._drain_stderr, args=(self.process.stderr,), daemon=True).start()
 
     # --- background readers ---
@@ -148,68 +189,116 @@ class Implementation:
 
     def request(self, command: str, **fields: Any) -> dict[str, Any]:
         """Send ``{"cmd": command, "seq": n, **fields}``; return the reply echoing ``n``."""
-        self._seq += 1
-        message = {"cmd": command, "seq": self._seq, **fields}
-        if self.on_message:
-            self.on_message("command", command, plain_message(message))
-        self._send(message)
-        reply = self._receive(command)
-        if self.on_message:
-            self.on_message("reply", command, reply)
-        seq = reply.get("seq")
-        if type(seq) is not int or seq != self._seq:  # noqa: E721 - true is not 1
-            raise ProtocolFailure(f"reply to {command!r} has seq {reply.get('seq')!r}; expected {self._seq}")
-        return reply
+        return self.collect(self.post([(command, fields)]))[0].reply
 
-    def _send(self, message: dict[str, Any]) -> None:
-        data = memoryview(encode_request(message))
-        deadline = time.monotonic() + self.timeout
-        while data:
+    def post(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Posted]:
+        """Queue requests (command, fields), each with the next seq, and write as much of them
+        as the pipe takes without waiting; ``collect`` reads their replies."""
+        posted = []
+        for command, fields in requests:
+            self._seq += 1
+            if self.on_message:
+                self.on_message("command", command, plain_message({"cmd": command, "seq": self._seq, **fields}))
+            line = encode_request(command, self._seq, fields)
+            self._outgoing += line
+            self._queued += len(line)
+            posted.append(Posted(command, self._seq, self._queued))
+        self._write_some()
+        return posted
+
+    def collect(self, posted: Sequence[Posted], known: Sequence[Answer] = ()) -> list[Answer]:
+        """The replies to posted requests, in order: each awaited for at most ``timeout``
+        seconds, checked as JSON objects echoing their request's seq. ``known`` are answers
+        read elsewhere (the other side of a lockstep): a line equal to the known one at its
+        place is not decoded again, its object is shared (and must not be changed)."""
+        answers = []
+        for index, item in enumerate(posted):
+            line = self._read_line(item)
+            same = index < len(known) and known[index].line == line
+            reply = known[index].reply if same else self._decode(item.command, line)
+            if self.on_message:
+                self.on_message("reply", item.command, reply)
+            seq = reply.get("seq")
+            if type(seq) is not int or seq != item.seq:  # noqa: E721 - true is not 1
+                raise ProtocolFailure(f"reply to {item.command!r} has seq {reply.get('seq')!r}; expected {item.seq}")
+            answers.append(Answer(line, reply))
+        return answers
+
+    def _write_some(self) -> None:
+        """Write queued request bytes until the pipe is full; never waits."""
+        while self._outgoing and not self._input_closed:
             try:
-                data = data[os.write(self._in_fd, data):]
-                continue
+                count = os.write(self._in_fd, self._outgoing)
             except BlockingIOError:
-                pass
+                break
             except (OSError, ValueError):
-                raise ProtocolFailure(f"cannot send {message['cmd']!r}: the implementation closed its input"
-                                      f"{self._exit_note()}") from None
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._writable.select(remaining):
-                raise Timeout(f"the implementation did not read the {message['cmd']!r} request within "
-                              f"{self.timeout:g} s (its input is full)")
+                self._input_closed = True  # reported when a reply to an unsent request is awaited
+                break
+            del self._outgoing[:count]
+            self._sent += count
+        if self._input_closed:
+            self._outgoing.clear()
+        if bool(self._outgoing) != self._watching_input:  # written on while replies are awaited
+            self._watching_input = bool(self._outgoing)
+            if self._watching_input:
+                self._poll.register(self._in_fd, select.POLLOUT)
+            else:
+                self._poll.unregister(self._in_fd)
 
-    def _read_line(self, command: str) -> bytes:
-        """The next complete line of output, waiting at most ``timeout`` seconds."""
-        deadline = time.monotonic() + self.timeout
+    def _read_line(self, item: Posted) -> bytes:
+        """The next complete line of output, waiting at most ``timeout`` seconds; the queued
+        requests are written meanwhile."""
+        command = item.command
+        deadline = None
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
                 line = bytes(self._buffer[: end + 1])
                 del self._buffer[: end + 1]
                 return line
+            if deadline is None:  # from when this reply is waited for
+                deadline = time.monotonic() + self.timeout
             if len(self._buffer) > MAX_LINE:
                 raise ProtocolFailure(f"reply to {command!r} is longer than {MAX_LINE} bytes")
+            if self._input_closed and self._sent < item.end:
+                if self.process.poll() is not None:  # it died before reading: say so, whatever the timing
+                    raise ProtocolFailure(f"the implementation closed its output before replying to {command!r}"
+                                          f"{self._exit_note()}")
+                raise ProtocolFailure(f"cannot send {command!r}: the implementation closed its input")
             if self._closed:
                 if self._buffer:
                     raise ProtocolFailure(f"reply to {command!r} ends without a newline{self._exit_note(wait=0.5)}")
                 raise ProtocolFailure(f"the implementation closed its output before replying to {command!r}"
                                       f"{self._exit_note(wait=0.5)}")
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._selector.select(remaining):
+            ready = self._poll.poll(max(0, math.ceil(remaining * 1000))) if remaining > 0 else []
+            if not ready:
+                if self._sent < item.end:
+                    raise Timeout(f"the implementation did not read the {command!r} request within "
+                                  f"{self.timeout:g} s (its input is full)")
                 raise Timeout(f"no reply to {command!r} within {self.timeout:g} s")
-            try:
-                chunk = os.read(self._fd, 1 << 16)
-            except OSError:
-                chunk = b""
-            if chunk:
-                self._buffer += chunk
-            else:
-                self._closed = True
+            for fd, _ in ready:
+                if fd == self._in_fd:
+                    self._write_some()
+                else:
+                    self._read_some()
 
-    def _receive(self, command: str) -> dict[str, Any]:
-        item = self._read_line(command)
+    def _read_some(self) -> None:
         try:
-            reply = json.loads(item)
+            chunk = os.read(self._fd, 1 << 16)
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._closed = True
+            self._poll.unregister(self._fd)
+
+    def _decode(self, command: str, item: bytes) -> dict[str, Any]:
+        try:
+            # json.loads on bytes guesses the encoding; a line opening with "{" and a non-NUL
+            # byte is UTF-8 by that same guess, decoded here without the guessing
+            reply = json.loads(item.decode("utf-8", "surrogatepass") if item[:1] == b"{" and item[1:2] != b"\0" else item)
         except (ValueError, UnicodeDecodeError):
             raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(item)}") from None
         except RecursionError:
@@ -258,12 +347,13 @@ class Implementation:
         # stdout and stderr stay open until this object goes: another thread may be reading
         # them right now (an interruption kills from the main thread), and closing an fd
         # under a reader could hand its number to another file.
+        self._input_closed = True
+        self._outgoing.clear()
         try:
             if self.process.stdin:
                 self.process.stdin.close()
         except OSError:
             pass
-        self._writable.close()
 
     def stderr_mark(self) -> int:
         """A mark for ``stderr_tail``: the stderr written so far does not belong to what follows."""

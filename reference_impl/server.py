@@ -72,6 +72,10 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+# built once: json.loads with hooks builds a decoder for every line
+_REQUEST_DECODER = json.JSONDecoder(parse_int=_bounded_int, parse_constant=_no_constant)
+
+
 def _parse_request(line: str | bytes) -> dict[str, Any] | str:
     """The request object, or the message of an errored reply saying why there is none."""
     if isinstance(line, bytes):
@@ -80,7 +84,9 @@ def _parse_request(line: str | bytes) -> dict[str, Any] | str:
         except UnicodeDecodeError as exc:
             return f"request is not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}"
     try:
-        request = json.loads(line, parse_int=_bounded_int, parse_constant=_no_constant)
+        if line.startswith("\ufeff"):  # as json.loads says it
+            raise json.JSONDecodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", line, 0)
+        request = _REQUEST_DECODER.decode(line)
     except _NumberTooLong as exc:
         return f"request has an integer of {len(str(exc).lstrip('-'))} digits: at most {MAX_DIGITS} are read"
     except json.JSONDecodeError as exc:
@@ -187,26 +193,77 @@ class Server:
         return {"ok": True}
 
 
-def read_lines(stream: BinaryIO | TextIO) -> Iterator[str | bytes | None]:
+def read_lines(stream: BinaryIO | TextIO, before_wait: Callable[[], None] = lambda: None) -> Iterator[str | bytes | None]:
     """The lines of ``stream``, each at most MAX_LINE long; None stands for a longer line,
-    which is skipped without being held in memory."""
+    which is skipped without being held in memory. ``before_wait`` runs before every read
+    that may wait for input: the replies to the lines already read are flushed then, and
+    only then (a client that writes several requests at once gets their replies at once)."""
+    if not hasattr(stream, "read1"):  # a text stream: line by line
+        yield from _text_lines(stream, before_wait)  # type: ignore[arg-type]
+        return
+    buffer, start, skipping = bytearray(), 0, False
     while True:
+        end = buffer.find(b"\n", start)
+        if end < 0:
+            del buffer[:start]
+            start = 0
+            if len(buffer) > MAX_LINE:  # the line so far is already too long: drop what came
+                skipping = True
+                buffer.clear()
+            before_wait()
+            chunk = stream.read1(1 << 16)
+            if not chunk:
+                break
+            buffer += chunk
+            continue
+        line, too_long = bytes(buffer[start:end + 1]), skipping or end - start > MAX_LINE
+        start, skipping = end + 1, False
+        yield None if too_long else line
+    if skipping or len(buffer) > MAX_LINE:
+        yield None
+    elif buffer:
+        yield bytes(buffer)
+
+
+def _text_lines(stream: TextIO, before_wait: Callable[[], None]) -> Iterator[str | None]:
+    while True:
+        before_wait()
         line = stream.readline(MAX_LINE + 1)
         if not line:
             return
-        end = b"\n" if isinstance(line, bytes) else "\n"
-        if len(line) > MAX_LINE and not line.endswith(end):  # type: ignore[arg-type]
-            while (rest := stream.readline(1 << 16)) and not rest.endswith(end):  # type: ignore[arg-type]
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while (rest := stream.readline(1 << 16)) and not rest.endswith("\n"):
                 pass
             yield None
         else:
             yield line
 
 
+_REPLY_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
+
+
+PENDING_LIMIT = 1 << 16  # characters of replies held back while more requests are at hand
+
+
 def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
-    """Answer requests until ``stop`` or the end of input; every line gets one reply."""
+    """Answer requests until ``stop`` or the end of input; every line gets one reply.
+
+    Replies are held while further request lines are already at hand and written together
+    (one write, whatever buffering stdout has: PYTHONUNBUFFERED makes it write every call)
+    before the server waits for input, or once they pass PENDING_LIMIT."""
     server = Server()
-    for line in read_lines(stdin):
+    pending: list[str] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size
+        if pending:
+            stdout.write("".join(pending))
+            pending.clear()
+            size = 0
+        stdout.flush()
+
+    for line in read_lines(stdin, flush):
         if line is None:
             reply: dict[str, Any] = {"seq": None, "errored": {"message": f"request line longer than {MAX_LINE} bytes"}}
         elif not line.strip():
@@ -214,13 +271,16 @@ def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
         else:
             reply = server.handle_line(line)
         try:
-            text = json.dumps(reply, separators=(",", ":"), allow_nan=False)
+            text = _REPLY_ENCODER.encode(reply)
         except (ValueError, TypeError, RecursionError) as exc:
             text = json.dumps({"seq": reply.get("seq"), "errored": {"message": f"internal error: reply not JSON: {type(exc).__name__}"}})
-        stdout.write(text + "\n")
-        stdout.flush()
+        pending.append(text + "\n")
+        size += len(text) + 1
         if server.stopped:
             break
+        if size >= PENDING_LIMIT:
+            flush()
+    flush()
 
 
 def main(argv: list[str] | None = None) -> int:
