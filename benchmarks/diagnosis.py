@@ -47,8 +47,14 @@ def report_of(names: Sequence[str], include: Sequence[str], folder: Path) -> dic
 
 
 def names_mistake(group: dict[str, Any], mutant: Mutant) -> bool:
-    """The group names a knob the mutant breaks (a whole section stands for its knobs)."""
-    return any(k == broken or k.startswith(broken + ".") for k in group["knobs"] for broken in mutant.knobs)
+    """The group names a knob the mutant breaks among its first five (a whole section stands
+    for its knobs); for a mistake in a fixed rule (the catalogue names a section), a rule
+    check no knob decides names it too (its signature says what differs)."""
+    fixed = all("." not in k for k in mutant.knobs)
+    if fixed and not group["knobs"]:
+        return not str(group["signature"]).startswith(("error:", "timeout:", "case_bug:"))
+    shown = group["knobs"] if fixed else group["knobs"][:5]
+    return any(k == broken or k.startswith(broken + ".") for k in shown for broken in mutant.knobs)
 
 
 def run_single(args: argparse.Namespace) -> None:
@@ -63,8 +69,7 @@ def run_single(args: argparse.Namespace) -> None:
                 continue
             top = report["groups"][0]
             share = top["count"] / report["unexpected"]
-            named = names_mistake(top, mutant)
-            ok = share >= SHARE and (named or (not top["knobs"] and all("." not in k for k in mutant.knobs)))
+            ok = share >= SHARE and names_mistake(top, mutant)
             good += ok
             shares.append(share)
             print(f"  {mutant.name:40s} {share:4.0%} {'ok  ' if ok else 'POOR'} {top['signature'][:70]}", flush=True)

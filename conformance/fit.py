@@ -558,7 +558,7 @@ def report(result: FitResult, text: str) -> str:
     lines.append(text.rstrip())
     if result.residual:
         lines.append(f"# residual: {len(result.residual)} case(s) differ under the fitted rules; no knob explains "
-                     "them (likely bugs, or rules the schema has no knob for), by first difference:")
+                     "them (likely bugs, or rules the schema has no knob for):")
         lines += ["# " + line for line in describe_groups(result.residual, result.exercised)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
