@@ -247,6 +247,20 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
     return (f"event[{phase}] missing {label}", *decided("event", kind, *([reason] if isinstance(reason, str) else [])))
 
 
+def refused_finding(phase: str, action: str, reason: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """Signature, direct and upstream knobs of an action the transcript plays that the
+    implementation refused: looked up by the reason under ``refused``, else ``refusal``."""
+    table = "refused" if knobs_for("refused", reason) else "refusal"
+    return (f"refused[{phase}]: the transcript's {action.split(' ', 1)[0]} ({reason})", *decided(table, reason))
+
+
+def refusal_finding(phase: str, expected: str, got: str | None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    """Signature and knobs of a refusal the transcript expects that did not come as expected:
+    the action was accepted (``got`` None) or refused for another reason."""
+    return (f"refusal[{phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}",
+            *decided("refusal", expected))
+
+
 def refusal_label(reply_refusal: Any) -> str:
     if isinstance(reply_refusal, dict):
         return str(reply_refusal.get("reason"))
@@ -307,9 +321,9 @@ def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
     The same broken rule shows through several checks (a missing ``barrel_left`` event in one
     transcript, ``state.scores`` in another that only checks scores); the knobs of those
     checks meet in the rule, so the knob shared by most runs gathers them into one cause.
-    A run's candidates are its suspects: the deciding knobs its case exercises. Among
-    knobs that reach as many runs, the one that decides most of their checks directly (not
-    only what the checks read) gathers them.
+    Among knobs that reach as many runs, the one most of their cases exercise (their
+    suspects), then the one that decides most of their checks directly (not only what the
+    checks read) gathers them.
     """
     pending = list(runs)
     found: list[list[_Run]] = []
@@ -331,7 +345,7 @@ def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, i
     checks, and that few passing runs exercise; then those that decide the headline check,
     then those that decide most checks directly. Ties keep the headline's own order."""
     reach = Counter(k for r in members for k in set(r.knobs))
-    suspected = Counter(k for r in members for k in set(r.suspects) & r.exercised)
+    suspected = Counter(k for r in members for k in r.exercised.intersection(r.knobs))
     direct = Counter(k for r in members for k in set(r.direct))
     own = next(r.direct for r in members if r.signature == headline)
     order = {k: i for i, k in enumerate(dict.fromkeys([*own, *(k for r in members for k in r.knobs)]))}
@@ -344,9 +358,8 @@ def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, i
     return sorted(named, key=lambda k: (-round(ochiai(k), 9), k not in own, -direct[k], -reach[k], order[k]))
 
 
-def _group(members: Sequence[_Run], passed: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """A root cause; ``passed`` (knob -> passing runs whose case exercises it) orders its
-    knobs; None: a cause no knob decides."""
+def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]:
+    """A root cause; ``passed`` (knob -> passing runs whose case exercises it) orders its knobs."""
     checks = Counter(r.signature for r in members)
     ranked = sorted(checks, key=lambda s: (-checks[s], s))
     # the headline is the most telling of the common checks: among those seen in at least a
@@ -356,7 +369,7 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int] | None = None) -> 
     common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
     head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
     example = next(r for r in members if r.signature == head)
-    knobs = _shared_knobs(members, head, passed) if passed is not None else []
+    knobs = _shared_knobs(members, head, passed)
     return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
             "checks": [{"signature": s, "count": checks[s]} for s in ranked],
             "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}
@@ -369,7 +382,7 @@ def _grouped(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[dict[str, 
     for r in runs:
         if not r.knobs:  # a check no knob decides (an error, a fixed rule): its own cause
             by_signature.setdefault(r.signature, []).append(r)
-    found += [_group(members) for members in by_signature.values()]
+    found += [_group(members, passed) for members in by_signature.values()]
     return sorted(found, key=lambda g: (-g["count"], g["signature"]))
 
 
@@ -378,7 +391,7 @@ def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None)
 
     A run is judged by its first finding, the earliest wrong answer: later ones are often
     its consequences (see ``further``). Runs whose first checks name knobs are gathered by
-    the knob most of them suspect (one rule seen through several checks is one cause); the
+    the knob most of them name (one rule seen through several checks is one cause); the
     group's ``knobs`` are those at least half its members name, the likeliest first, its
     ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
     whose check names no knob group by signature. ``passed`` counts, per knob, the passing

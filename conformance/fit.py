@@ -402,11 +402,6 @@ def describe_groups(residual: dict[str, tuple[observe.Difference, ...]], exercis
     return out.getvalue().rstrip("\n").splitlines()
 
 
-def _clip(value: Any, limit: int = 120) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 # --- the command -------------------------------------------------------------------------
 
 def register(subparsers: Any) -> None:

@@ -425,13 +425,9 @@ def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         return signature, knobs, ()
     if d.kind == "refusal":
         want, got = _refused(d.expected), _refused(d.actual)
-        word = (d.action or "").split(" ", 1)[0]
         if want is None and got is not None:
-            return (f"refused[{d.phase}]: the transcript's {word} ({got})",
-                    *(diagnosis.decided("refused", got) if diagnosis.knobs_for("refused", got) else diagnosis.decided("refusal", got)))
-        expected = want or "?"
-        return (f"refusal[{d.phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}",
-                *diagnosis.decided("refusal", expected))
+            return diagnosis.refused_finding(d.phase, d.action or "", got)
+        return diagnosis.refusal_finding(d.phase, want or "?", got)
     if d.kind == "event":
         wanted = list((d.expected or {}).get("events") or [])
         sent = list((d.actual or {}).get("events") or [])

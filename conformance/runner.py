@@ -566,10 +566,8 @@ class CaseRun:
             return
         self.known_state = None
         if not reply["ok"]:
-            reason = diagnosis.refusal_label(reply.get("refusal"))
-            self._record("accepted", f"refused[{phase}]: the transcript's {action.split()[0]} ({reason})",
-                         diagnosis.decided("refused", reason) if diagnosis.knobs_for("refused", reason)
-                         else diagnosis.decided("refusal", reason),
+            signature, direct, upstream = diagnosis.refused_finding(phase, action, diagnosis.refusal_label(reply.get("refusal")))
+            self._record("accepted", signature, (direct, upstream),
                          f"{action!r} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
         self._check_events(step.get("events"), reply.get("events"), phase, before)
@@ -601,15 +599,16 @@ class CaseRun:
                        phase: str) -> None:
         reason = step["refused"]
         wanted = {"class": refusal_class(reason), "reason": reason}
-        knobs = diagnosis.decided("refusal", reason)
         if reply["ok"]:
             self.known_state = None
-            self._record("refusal", f"refusal[{phase}]: expected {reason}, accepted", knobs,
+            signature, direct, upstream = diagnosis.refusal_finding(phase, reason, None)
+            self._record("refusal", signature, (direct, upstream),
                          f"{step['action']!r} must be refused ({reason}); it was accepted",
                          wanted, {"accepted": True, "events": reply.get("events")}, before, ends=True)
         refusal = reply.get("refusal")
         if not isinstance(refusal, dict) or not same(wanted, refusal):
-            self._record("refusal", f"refusal[{phase}]: expected {reason}, got {diagnosis.refusal_label(refusal)}", knobs,
+            signature, direct, upstream = diagnosis.refusal_finding(phase, reason, diagnosis.refusal_label(refusal))
+            self._record("refusal", signature, (direct, upstream),
                          f"{step['action']!r} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",
                          wanted, refusal, before)
         self.known_state = None
