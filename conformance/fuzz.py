@@ -27,14 +27,13 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import yaml
 
-from conformance import observe
+from conformance import observe, positions
 from conformance.fit import command_of, resolved_option, terminal_progress
 from conformance.process import Answer, Posted, ProtocolFailure
 from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.transcripts import load
 
-RANKS = ("A", "10", "K", "Q", "J", "9")
-DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)
+RANKS, DECK = positions.RANKS, positions.DECK
 ENDED = ("deal_over", "match_over")
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 ILLEGAL_SHARE = 0.08
@@ -54,6 +53,7 @@ class Scenario:
 
     match: dict[str, Any]
     deals: tuple[Deal, ...]
+    position: str = ""  # what a position built for one rule lays out (conformance.positions); "" for random play
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,7 @@ class Outcome:
 
 # --- random material ---------------------------------------------------------------------
 
+POSITION_SHARE = 0.25  # trials that play a position built for one rule (see conformance.positions)
 LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
 PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
 # how often a style declares a marriage it may declare: early trumps (the duties to trump),
@@ -119,7 +120,7 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
     visit short), the 800 rule and its maximum, the dump
     score (both signs), bolts and give-ups one short of a penalty or the limit. A fifth of
     trials start from zero."""
-    state = {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in DEFAULT_MATCH_STATE.items()}
+    state = positions.copied_match(DEFAULT_MATCH_STATE)
     if rng.random() < 0.2:
         return state
     barrel, bolts = rules["barrel"], rules["bolts"]
@@ -296,7 +297,7 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
     try:
         return _play(pair, profile, document, scenario, choose, extra_deals, record, played)
     except ImplementationFailed as exc:
-        cut = Scenario(scenario.match, tuple(played))
+        cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
         failure = observe.Difference("fuzz", len(played), len(last.actions) if last else 0,
                                      last.actions[-1] if last and last.actions else None, "record", "any",
@@ -335,7 +336,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
         steps.append(step)
         differences = _compare(step, got, want, None, "deal")
         if differences:
-            cut = Scenario(scenario.match, tuple(played))
+            cut = replace(scenario, deals=tuple(played))
             return cut, Divergence(cut, differences)
         state = want.state
         index = 0
@@ -356,11 +357,11 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             steps.append(step)
             differences = _compare(step, got, want, before, phase)
             if differences:
-                cut = Scenario(scenario.match, tuple(played))
+                cut = replace(scenario, deals=tuple(played))
                 return cut, Divergence(cut, differences)
         if str(state.get("phase")) == "match_over":
             break
-    return Scenario(scenario.match, tuple(played)), None
+    return replace(scenario, deals=tuple(played)), None
 
 
 def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
@@ -384,16 +385,23 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
     start = Scenario(random_match_state(rng, rules), ())
     styles = tuple(rng.choice(PLAY_STYLES) for _ in range(3))
 
+    def free(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
+        return choose_action(rng, rules, styles, legal, state)
+
+    if rng.random() < POSITION_SHARE:
+        position = positions.random_position(rng, rules, start.match)
+        styles = position.styles or styles
+        deal = Deal(position.dealer, position.hands, position.talon)
+        return play(pair, profile, document, Scenario(position.match, (deal,), position.name), positions.chooser(position, free),
+                    lambda number, state: None)
+
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
             return None
         dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
-    def choose(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
-        return choose_action(rng, rules, styles, legal, state)
-
-    return play(pair, profile, document, start, choose, more)
+    return play(pair, profile, document, start, free, more)
 
 
 def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
@@ -509,20 +517,20 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
         play(pair, profile, document, best.scenario, record=recorded)
         before = recorded[-2][1][-1].state if len(recorded) >= 2 and recorded[-2][1] else {}
         if all(key in before for key in DEFAULT_MATCH_STATE):
-            result = diverges(Scenario({key: before[key] for key in DEFAULT_MATCH_STATE}, best.scenario.deals[-1:]))
+            result = diverges(replace(best.scenario, match={key: before[key] for key in DEFAULT_MATCH_STATE}, deals=best.scenario.deals[-1:]))
             best = result or best
     # else drop earlier deals one by one while it still diverges
     index = 0
     while len(best.scenario.deals) > 1 and index < len(best.scenario.deals) - 1:
         deals = best.scenario.deals[:index] + best.scenario.deals[index + 1:]
-        result = diverges(Scenario(best.scenario.match, deals))
+        result = diverges(replace(best.scenario, deals=deals))
         if result is not None:
             best = result
         else:
             index += 1
     # the simplest match state: all zero, else one seat, then one field at a time
     for simpler in _simpler_states(best.scenario.match):
-        result = diverges(Scenario(simpler, best.scenario.deals))
+        result = diverges(replace(best.scenario, match=simpler))
         if result is not None:
             best = result
             if simpler == DEFAULT_MATCH_STATE:
@@ -534,7 +542,7 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
             deal = best.scenario.deals[deal_index]
             shorter = replace(deal, actions=deal.actions[:position] + deal.actions[position + 1:])
             deals = best.scenario.deals[:deal_index] + (shorter,) + best.scenario.deals[deal_index + 1:]
-            result = diverges(Scenario(best.scenario.match, deals))
+            result = diverges(replace(best.scenario, deals=deals))
             if result is not None and len(result.scenario.deals) == len(deals):
                 best = result
             else:
@@ -595,7 +603,9 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     return {
         "id": case_id,
         "title": f"Fuzz divergence under {profile}: {first.signature}"[:200],
-        "description": (f"Found by thousand fuzz --seed {seed} (trial {trial}) and shrunk; every expected value "
+        "description": (f"Found by thousand fuzz --seed {seed} (trial {trial}"
+                        + (f", a position built for one rule: {divergence.scenario.position}" if divergence.scenario.position else "")
+                        + f") and shrunk; every expected value "
                         f"is the reference's under {profile}. First divergence: {first.where()}: "
                         f"reference {first.expected!r:.200}, implementation {first.actual!r:.200}."),
         "profiles": [profile], "knobs": [], "generated": True,
@@ -738,6 +748,8 @@ def main(args: argparse.Namespace) -> int:
     for difference in outcome.divergence.differences[:6]:
         print(f"  {difference.signature}: reference {difference.expected!r:.150}, implementation {difference.actual!r:.150}")
     print(f"  at {first.where()}")
+    if outcome.divergence.scenario.position:
+        print(f"  in a position built for one rule: {outcome.divergence.scenario.position}")
     if outcome.saved:
         print(f"saved {outcome.saved}")
     return 1
