@@ -4,7 +4,8 @@ Random play reaches some positions about once in thousands of deals: a defender 
 trick is three nines (what ``bolts.zero`` decides), a trump that the next player can both
 beat and undercut (``play.must_overtrump``), a defender who declares two marriages just
 under the 800 rule's line (``defender_lock``), three seats a deal short of the target or the
-barrel (``match_end.tie_break``, ``barrel.arrivals_over_limit``). Each builder here lays out
+barrel (``match_end.tie_break``, ``barrel.arrivals_over_limit``), a declarer whose made
+contract lands on the dump score (``dump.negative``). Each builder here lays out
 the cards of one such position, with each seat's plan: the actions, tied to a trick where
 the timing matters, that lead there under any rules that allow them. Suits are permuted
 and seats rotated at random, and the match state comes from the random generator with the
@@ -121,21 +122,38 @@ def nines_trick(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
 
 
 def trump_over_trump(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:
-    """A side suit is trumped with the queen of trumps and the next player, void in it, holds
-    the ace and the nine of trumps: the duty to overtrump (or to undertrump) decides the legal
-    set.
+    """A side suit is trumped and the next player, void in it too, holds a trump above and one
+    below: the duty to overtrump (or to undertrump, and whom it is owed against) decides the
+    legal set. Half of the time the declarer trumps and a defender is to play; else a defender
+    trumps and the declarer is to play.
 
-    Trick 1 the declarer's ace of diamonds; trick 2 the hearts marriage, won by the left
-    defender's ten; trick 3 the left defender leads the nine of clubs and the right one wins
-    it with the ace; trick 4 the right defender leads the ace of spades, the declarer trumps
-    with the queen, and the left defender is to play."""
+    The declarer trumps: trick 1 the declarer's ace of diamonds; trick 2 the hearts marriage,
+    won by the left defender's ten; trick 3 the left defender leads the nine of clubs and the
+    right one wins it with the ace; trick 4 the right defender leads the ace of spades, the
+    declarer trumps with the queen, and the left defender holds the ace and the nine.
+
+    A defender trumps: trick 1 the declarer's ace of diamonds; trick 2 the hearts marriage,
+    which the declarer wins; trick 3 the declarer's nine of clubs to the left defender's ace;
+    trick 4 the left defender leads the ace of spades, the right one trumps with the ten, and
+    the declarer holds the ace and the queen."""
+    name = "a trump over a trump: the next player can beat it and undercut it"
+    declarer = rng.randrange(3)
+    if rng.random() < 0.5:
+        return _laid_out(
+            name, match, declarer,
+            {"own": ("KH", "QH", "JC", "10D", "10C", "KC", "QC"), "left": ("AH", "10H", "9H", "9C", "QD", "JD", "9D"),
+             "right": ("AS", "10S", "KS", "QS", "JS", "JH", "AC")}, talon=("AD", "KD", "9S"),
+            plans={"own": ((None, "give QC 9S"), (1, "play AD"), (2, "play KH marriage"), (3, "play JC")),
+                   "left": ((2, "play 10H"), (3, "play 9C")),
+                   "right": ((2, "play JH"), (3, "play AC"), (4, "play AS"))},
+            suits=_suit_map(rng))
     return _laid_out(
-        "a trump over a trump: the next player can beat it and undercut it", match, rng.randrange(3),
-        {"own": ("KH", "QH", "JC", "10D", "10C", "KC", "QC"), "left": ("AH", "10H", "9H", "9C", "QD", "JD", "9D"),
-         "right": ("AS", "10S", "KS", "QS", "JS", "JH", "AC")}, talon=("AD", "KD", "9S"),
-        plans={"own": ((None, "give QC 9S"), (1, "play AD"), (2, "play KH marriage"), (3, "play JC")),
-               "left": ((2, "play 10H"), (3, "play 9C")),
-               "right": ((2, "play JH"), (3, "play AC"), (4, "play AS"))},
+        name, match, declarer,
+        {"own": ("AH", "KH", "QH", "QD", "JD", "9S", "JC"), "left": ("AS", "10S", "KS", "QS", "JS", "JH", "AC"),
+         "right": ("10H", "9H", "10D", "9D", "10C", "KC", "QC")}, talon=("AD", "KD", "9C"),
+        plans={"own": ((None, "give 9S JC"), (1, "play AD"), (2, "play KH marriage"), (3, "play 9C")),
+               "left": ((2, "play JH"), (3, "play AC"), (4, "play AS")),
+               "right": ((2, "play 9H"), (4, "play 10H"))},
         suits=_suit_map(rng))
 
 
@@ -206,20 +224,39 @@ def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
         scores = {seat: (max(score, threshold) if seat in on_barrel else min(score, threshold - 5))
                   for seat, score in scores.items()}
     match = _with_scores(rules, match, scores, off_barrel=True, on_barrel=on_barrel)
-    # the ace of spades takes the lead and the hearts marriage makes the least contract; the
-    # other card points are left for the defenders, who need a few each to reach the line too
-    # (each holds an ace, so that each takes a trick)
+    return _marriage_deal(rng, "three seats a deal short of a line", match, declarer, least if on_barrel else 0)
+
+
+def onto_the_dump(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position | None:
+    """The declarer one least contract short of the dump score (of either sign, where both
+    are dumped): the made contract lands on it. Play after the auction is free."""
+    dump, barrel = rules["dump"], rules["barrel"]
+    if not dump["enabled"]:
+        return None
+    line = rng.choice([dump["score"], -dump["score"]] if dump["negative"] else [dump["score"]])
+    declarer = rng.randrange(3)
+    score = int(line) - _least_contract(rules)
+    if barrel["enabled"] and score >= barrel["threshold"]:
+        return None
+    return _marriage_deal(rng, "the declarer a least contract short of the dump score",
+                          _with_scores(rules, match, {declarer: score}), declarer, 0)
+
+
+def _marriage_deal(rng: random.Random, name: str, match: dict[str, Any], declarer: int, least_contract: int) -> Position:
+    """A free deal where the declarer makes its least contract: the ace of spades takes the
+    lead and the hearts marriage is declared on the next. The other card points are left to
+    the defenders, each of whom holds an ace, so that each takes a trick (and reaches a line
+    a few points away)."""
     rest = [card for card in DECK if card not in ("AS", "KH", "QH", "AC", "AD")]
     rng.shuffle(rest)
     own, left, right = ["AS", "KH", "QH", *rest[:4]], ["AC", *rest[4:10]], ["AD", *rest[10:16]]
-    return _laid_out("three seats a deal short of a line", match, declarer, {"own": own, "left": left, "right": right},
-                     rest[16:],
+    return _laid_out(name, match, declarer, {"own": own, "left": left, "right": right}, rest[16:],
                      {"own": ((1, "play AS"), (None, "play KH marriage"))}, _suit_map(rng, fixed="H"), scripted=False,
-                     least_contract=least if on_barrel else 0, styles=("high", "high", "high"))
+                     least_contract=least_contract, styles=("high", "high", "high"))
 
 
 BUILDERS: tuple[Callable[[random.Random, Rules, dict[str, Any]], Position | None], ...] = (
-    nines_trick, trump_over_trump, rich_defender, near_a_line)
+    nines_trick, trump_over_trump, rich_defender, near_a_line, onto_the_dump)
 
 
 def random_position(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:

@@ -92,18 +92,29 @@ def test_the_nines_trick_leaves_a_defender_one_trick_of_at_most_2_points(pair: f
     assert zero and two  # both layouts come up
 
 
-@pytest.mark.parametrize(("profile", "legal"), [("polish", 1), ("classic", 2)])
-def test_the_trump_over_a_trump_offers_what_the_duty_to_overtrump_allows(pair: fuzz.Pair, profile: str, legal: int) -> None:
-    for number in range(4):
+@pytest.mark.parametrize(("profile", "over_declarer", "over_defender"), [
+    # the ace must overtrump the declarer's queen; after a defender's trump both the declarer's
+    # trumps beat it, since the duty to beat took that defender's ten on the marriage trick
+    ("polish", 1, 2),
+    ("classic", 2, 2),  # no duty to overtrump: either trump
+    ("classic+overtrump-declarer-only", 1, 2),  # owed against the declarer's trump only
+])
+def test_the_trump_over_a_trump_offers_what_the_duty_to_overtrump_allows(
+        pair: fuzz.Pair, profile: str, over_declarer: int, over_defender: int) -> None:
+    seen = set()
+    for number in range(8):
         position = built(positions.trump_over_trump, profile, number)
         assert position is not None
         steps = played(pair, profile, position)
-        left = (position.declarer + 1) % 3
-        at = [i for i, step in enumerate(steps[:-1]) if step.state.get("trick_number") == 4
-              and step.state.get("to_act") == left and len(step.state.get("trick") or ()) == 2]
-        assert at, "the left defender never played third to a trumped trick 4"
+        at = [i for i, step in enumerate(steps[:-1])
+              if step.state.get("trick_number") == 4 and len(step.state.get("trick") or ()) == 2]
+        assert at, "nobody played third to a trumped trick 4"
+        trick = steps[at[0]].state["trick"]
         offered = steps[at[0] + 1].legal or ()
-        assert len(offered) == legal, offered  # polish: the ace must overtrump; classic: the nine may undertrump
+        by_declarer = trick[1]["player"] == position.declarer
+        seen.add(by_declarer)
+        assert len(offered) == (over_declarer if by_declarer else over_defender), (trick, offered)
+    assert seen == {True, False}  # both layouts come up
 
 
 def test_the_rich_defender_is_held_to_the_polish_maximum(pair: fuzz.Pair) -> None:
