@@ -258,7 +258,7 @@ class Fitter:
                 break
             changes, new_current, record = step
             rules, current = set_knob(rules, changes), new_current
-            accepted.append(record)
+            accepted = _merged(accepted, record)
         residual = {case_id: diffs for case_id, diffs in current.items() if diffs}
         return FitResult(self.profile_name, rules, accepted, residual, len(ids),
                          time.monotonic() - started, self.evaluations,
@@ -276,27 +276,35 @@ class Fitter:
         pointed = [c for c in candidates if any(weight.get(ch.knob.partition(".")[0]) for ch in c)]
         rest = [c for c in candidates if c not in pointed]
         for group in (pointed, rest):
-            screened = self._screen(rules, group, sample, sigs, round_number)
+            screened = self._screen(rules, group, sample, sigs, round_number, current)
             accepted = self._pick(rules, current, bad, sigs, screened, round_number)
             if accepted is not None:
                 return accepted
         return None
 
     def _screen(self, rules: Rules, group: list[tuple[Change, ...]], sample: list[str],
-                sigs: dict[str, tuple[str, ...]], round_number: int) -> list[tuple[Change, ...]]:
+                sigs: dict[str, tuple[str, ...]], round_number: int,
+                current: dict[str, tuple[observe.Difference, ...]]) -> list[tuple[Change, ...]]:
         """The candidates that help on the sample, the most helpful first."""
-        screened: list[tuple[int, int, tuple[Change, ...]]] = []
+        screened: list[tuple[int, int, int, tuple[Change, ...]]] = []
+        whole = 0  # single changes that explain the whole sample
+        apart = _score(current, sample)[2]
         for number, cand in enumerate(group, start=1):
             self.progress(f"round {round_number}: screening {number}/{len(group)} candidates on {len(sample)} cases")
             after = self.differences(set_knob(rules, cand), sample)
             gain = sum(len(sigs[c]) - len(observe.signatures(after[c])) for c in sample)
             fixed = sum(1 for c in sample if not after[c])
-            if gain > 0 or fixed > 0:
-                screened.append((fixed, gain, cand))
+            closer = apart - _score(after, sample)[2]
+            if gain > 0 or fixed > 0 or closer > 0:
+                screened.append((fixed, gain, closer, cand))
             if fixed == len(sample) and len(cand) == 1:
-                break  # explains the whole sample: nothing screened later can do better there
-        screened.sort(key=lambda item: (-item[0], -item[1], len(item[2])))
-        return [cand for _fixed, _gain, cand in screened]
+                whole += 1
+                if whole == BEAM:
+                    # nothing screened later does better on the sample; the beam holds several,
+                    # since two values of a knob can both explain it and differ elsewhere
+                    break
+        screened.sort(key=lambda item: (-item[0], -item[1], -item[2], len(item[3])))
+        return [cand for _fixed, _gain, _closer, cand in screened]
 
     def _pick(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
               sigs: dict[str, tuple[str, ...]], screened: list[tuple[Change, ...]],
@@ -326,9 +334,35 @@ class Fitter:
         return None
 
 
-def _score(records: dict[str, tuple[observe.Difference, ...]], ids: Sequence[str]) -> tuple[int, int]:
-    """(cases that differ, distinct signatures summed over cases): lower is better."""
-    return (sum(1 for c in ids if records[c]), sum(len(observe.signatures(records[c])) for c in ids))
+def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:
+    """The accepted changes with a new one; a knob changed again (another value that explains
+    more) keeps one record, holding the evidence of both rounds and the first example."""
+    knobs = {change.knob for change in record.changes}
+    earlier = [a for a in accepted if knobs & {change.knob for change in a.changes}]
+    if not earlier:
+        return [*accepted, record]
+    values = {change.knob: change for a in earlier for change in a.changes}
+    values.update({change.knob: change for change in record.changes})
+    merged = Accepted(tuple(values.values()), record.cases_fixed + sum(a.cases_fixed for a in earlier),
+                      record.cases_improved + sum(a.cases_improved for a in earlier), earlier[0].example)
+    return [a for a in accepted if a not in earlier] + [merged]
+
+
+def _score(records: dict[str, tuple[observe.Difference, ...]], ids: Sequence[str]) -> tuple[int, int, int]:
+    """(cases that differ, distinct signatures summed over cases, values that differ): lower
+    is better. The values break ties: of two knobs that change the same deltas, each alone
+    leaves the signature ("deal_scored differs in deltas") but one of them sets some right."""
+    return (sum(1 for c in ids if records[c]), sum(len(observe.signatures(records[c])) for c in ids),
+            sum(_values_apart(d.expected, d.actual) for c in ids for d in records[c]))
+
+
+def _values_apart(expected: Any, actual: Any) -> int:
+    """How many plain values differ between two replies or states, field by field."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return sum(_values_apart(expected.get(k), actual.get(k)) for k in set(expected) | set(actual))
+    if isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple)) and len(expected) == len(actual):
+        return sum(_values_apart(e, a) for e, a in zip(expected, actual))
+    return 0 if expected == actual else 1
 
 
 def _sample(sigs: dict[str, tuple[str, ...]]) -> list[str]:
