@@ -121,3 +121,45 @@ def test_verify_rules_uses_the_reference_under_the_house_file_as_the_oracle(hous
     one_case = ["--cases", str(tmp_path / "cases")]
     assert main(["verify", "--rules", str(house), *one_case, "--", *REFERENCE_COMMAND, "--rules", str(house)]) == 0
     assert main(["verify", "--rules", str(house), *one_case, "--", *REFERENCE_COMMAND, "--rules", "polish"]) == 1
+
+
+def _fitted(tmp_path: Path, profile: str, rules: str, case_ids: list[str]) -> fit.FitResult:
+    path = tmp_path / "secret.yaml"
+    path.write_text("profile: secret\ntitle: A secret table\nstatus: draft\nsummary: A table that changed a rule or two.\n"
+                    f"extends: {profile}\nsources:\n  table: {{title: \"What the table agreed\"}}\nrules:\n{rules}",
+                    encoding="utf-8")
+    cases = [load(CASES_DIR / f"{case_id}.yaml", CASES_DIR) for case_id in case_ids]
+    fitter = fit.Fitter(profile, cases, [*REFERENCE_COMMAND, "--rules", str(path)])
+    try:
+        return fitter.run()
+    finally:
+        fitter.close()
+
+
+def test_fit_weighs_every_value_that_explains_the_sample(tmp_path: Path) -> None:
+    # 780 and 790 both set the 800 rule's line past the 770 + 40 case; only 790 also counts the
+    # 780-plus-40 case in full: the first value tried must not end the search
+    result = _fitted(tmp_path, "polish", "  defender_lock:\n    from: {value: 790, source: \"table lock\"}\n",
+                     ["polish/defender_lock/770-plus-40-is-810-house", "polish/defender_lock/seed-004-780-plus-40-is-820",
+                      "polish/defender_lock/790-counts-in-full-house"])
+    assert not result.residual
+    assert result.rules["defender_lock"]["from"] == 790
+    assert [[c.knob for c in record.changes] for record in result.accepted] == [["defender_lock.from"]]
+
+
+def test_fit_finds_two_knobs_that_change_the_same_deltas(tmp_path: Path) -> None:
+    # a fourth bomb: the penalty from the second and 80 to each defender; either alone leaves
+    # "deal_scored differs in deltas", but each sets some of the deltas right
+    result = _fitted(tmp_path, "polish-tournament",
+                     "  giving_up:\n    penalty_from: {value: 2, source: \"table bombs\"}\n"
+                     "    defender_gain_amount: {value: 80, source: \"table bombs\"}\n",
+                     ["polish/giving_up/fourth-bomb-no-penalty-no-limit", "polish/giving_up/second-bomb-in-a-later-deal"])
+    assert not result.residual
+    assert fit.changed_knobs(variants.resolve("polish-tournament"), result.rules) == [
+        "giving_up.defender_gain_amount", "giving_up.penalty_from"]
+
+
+def test_values_apart_counts_plain_values_field_by_field() -> None:
+    assert fit._values_apart({"deltas": [-120, 60, 60]}, {"deltas": [-120, 80, 80]}) == 2
+    assert fit._values_apart(["play AS"], ["play AS", "play 9S"]) == 1
+    assert fit._values_apart({"a": 1}, {"a": 1, "b": 2}) == 1
