@@ -6,7 +6,7 @@
     the load average before each run), then where the time goes: CPU seconds of the runner
     and of the two reference servers over the same run, in process; with --profile-client,
     a cProfile of the runner (by CPU time) and of one reference server.
-``python benchmarks/fuzz.py mutants [--budget 150] [--tries 3] [NAME ...]``
+``python benchmarks/fuzz.py mutants [--budget 200] [--tries 3] [NAME ...]``
     deals-to-find per mutant of the catalogue (median and worst): each mutant is fuzzed under
     the profiles and options ``profile_order`` picks from the profile data (where its rules
     differ from the reference's, its knobs apply and are switched on first), ``--budget``
@@ -209,7 +209,7 @@ def main() -> None:
     parser.add_argument("--profile", default="classic")
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--budget", type=int, default=150)
+    parser.add_argument("--budget", type=int, default=200, help="deals per try (default 200, the deals of a plain thousand fuzz run)")
     parser.add_argument("--tries", type=int, default=3)
     parser.add_argument("--seed", default="1")
     parser.add_argument("--repeat", type=int, default=3)

@@ -196,9 +196,9 @@ def rich_defender(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Po
 def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:
     """All three seats a deal short of a line: the barrel's threshold (too many arrivals at
     once), or the target (a shared finish; with a barrel, from seats sitting on it). The
-    declarer gets aces and a marriage and, half of the time, sits one least contract short
-    of the line so that making it lands there while the defenders may pass it by more (who
-    wins a shared finish). Play after the auction is free."""
+    declarer gets the hearts marriage and an ace and, half of the time, sits one contract
+    short of the line so that making it lands there while the defenders may pass it by more
+    (who wins a shared finish). Play after the auction is free."""
     barrel, end = rules["barrel"], rules["match_end"]
     target, threshold = int(end["target"]), int(barrel["threshold"])
     declarer = rng.randrange(3)
@@ -217,42 +217,44 @@ def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
     if line == threshold and barrel["enabled"]:
         room = 3  # every defender's few points count: all three arrive at once
     gaps = {seat: 5 * rng.randint(1, room) for seat in range(3)}
-    if rng.random() < 0.5 and (line - least >= threshold or declarer not in on_barrel):
-        gaps[declarer] = least - 5 * rng.randint(0, 2)  # the declarer lands on the line and is not the highest
+    contract = _contract(rng, rules, least)
+    if rng.random() < 0.5 and (line - contract >= threshold or declarer not in on_barrel):
+        gaps[declarer] = contract - 5 * rng.randint(0, 2)  # the declarer lands on the line and is not the highest
     scores = {seat: line - gap for seat, gap in gaps.items()}
     if barrel["enabled"]:  # occupants sit between the threshold and the target, the others under it
         scores = {seat: (max(score, threshold) if seat in on_barrel else min(score, threshold - 5))
                   for seat, score in scores.items()}
     match = _with_scores(rules, match, scores, off_barrel=True, on_barrel=on_barrel)
-    return _marriage_deal(rng, "three seats a deal short of a line", match, declarer, least if on_barrel else 0)
+    return _marriage_deal(rng, "three seats a deal short of a line", match, declarer, contract)
 
 
 def onto_the_dump(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position | None:
-    """The declarer one least contract short of the dump score (of either sign, where both
-    are dumped): the made contract lands on it. Play after the auction is free."""
+    """The declarer one contract short of the dump score (of either sign, where both are
+    dumped): the made contract lands on it. Play after the auction is free."""
     dump, barrel = rules["dump"], rules["barrel"]
     if not dump["enabled"]:
         return None
     line = rng.choice([dump["score"], -dump["score"]] if dump["negative"] else [dump["score"]])
     declarer = rng.randrange(3)
-    score = int(line) - _least_contract(rules)
+    contract = _contract(rng, rules, _least_contract(rules))
+    score = int(line) - contract
     if barrel["enabled"] and score >= barrel["threshold"]:
         return None
-    return _marriage_deal(rng, "the declarer a least contract short of the dump score",
-                          _with_scores(rules, match, {declarer: score}), declarer, 0)
+    return _marriage_deal(rng, "the declarer a contract short of the dump score",
+                          _with_scores(rules, match, {declarer: score}), declarer, contract)
 
 
-def _marriage_deal(rng: random.Random, name: str, match: dict[str, Any], declarer: int, least_contract: int) -> Position:
-    """A free deal where the declarer makes its least contract: the ace of spades takes the
-    lead and the hearts marriage is declared on the next. The other card points are left to
-    the defenders, each of whom holds an ace, so that each takes a trick (and reaches a line
-    a few points away)."""
+def _marriage_deal(rng: random.Random, name: str, match: dict[str, Any], declarer: int, contract: int) -> Position:
+    """A free deal where the declarer most often makes its contract, a few steps above the
+    least, and now and then exactly: the ace of spades takes the lead and the hearts marriage
+    (100) is declared on the next. The other card points are left to the defenders, each of
+    whom holds an ace, so that each takes a trick (and reaches a line a few points away)."""
     rest = [card for card in DECK if card not in ("AS", "KH", "QH", "AC", "AD")]
     rng.shuffle(rest)
     own, left, right = ["AS", "KH", "QH", *rest[:4]], ["AC", *rest[4:10]], ["AD", *rest[10:16]]
     return _laid_out(name, match, declarer, {"own": own, "left": left, "right": right}, rest[16:],
                      {"own": ((1, "play AS"), (None, "play KH marriage"))}, _suit_map(rng, fixed="H"), scripted=False,
-                     least_contract=least_contract, styles=("high", "high", "high"))
+                     least_contract=contract, styles=("high", "high", "high"))
 
 
 BUILDERS: tuple[Callable[[random.Random, Rules, dict[str, Any]], Position | None], ...] = (
@@ -271,6 +273,12 @@ def random_position(rng: random.Random, rules: Rules, match: dict[str, Any]) -> 
 
 def _least_contract(rules: Rules) -> int:
     return int(rules["auction"]["opening_bid"])
+
+
+def _contract(rng: random.Random, rules: Rules, least: int) -> int:
+    """A contract up to three bid steps above the least: the marriage and a trick or two
+    make it, sometimes to the point (a total equal to the contract is made)."""
+    return least + int(rules["auction"]["bid_step"]) * rng.randint(0, 3)
 
 
 def _defender_line(rng: random.Random, rules: Rules) -> int | None:
