@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 RANKS = ("A", "10", "K", "Q", "J", "9")  # strongest first
-DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)
 SUITS = "SCDH"
+DECK = tuple(rank + suit for suit in SUITS for rank in RANKS)
 
 Rules = dict[str, dict[str, Any]]
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
@@ -323,12 +323,13 @@ def _with_scores(rules: Rules, match: dict[str, Any], scores: dict[int, int], of
     under the threshold) unless named in ``on_barrel`` (first attempt; other occupants are
     moved off to make room); a score the dump would already have cleared moves 5 down."""
     state = copied_match(match)
-    dump = rules["dump"]
+    dump, barrel = rules["dump"], rules["barrel"]
     for seat in range(3):
         if off_barrel or seat in scores or on_barrel:
             state["barrel"][seat] = {**state["barrel"][seat], "on": seat in on_barrel, "attempts": 0}
-            if state["barrel"][seat]["on"] is False and seat not in scores and state["scores"][seat] >= rules["barrel"]["threshold"]:
-                state["scores"][seat] = int(rules["barrel"]["threshold"]) - 5  # moved off the barrel: under it
+            moved_off = barrel["enabled"] and seat not in on_barrel and seat not in scores
+            if moved_off and state["scores"][seat] >= barrel["threshold"]:
+                state["scores"][seat] = int(barrel["threshold"]) - 5  # an occupant moved off sits under it
     for seat, score in scores.items():
         if dump["enabled"] and abs(score) == dump["score"]:
             score -= 5
