@@ -10,6 +10,7 @@ import argparse
 import difflib
 import functools
 import math
+import shlex
 import signal
 import sys
 import traceback
@@ -357,6 +358,9 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
             print(f"thousand verify: the implementation could not start: {info.start_failure}", file=sys.stderr)
         else:
             print_summary(results, verdict)
+            hint = next_step(verdict, info.command, bool(getattr(args, "rules", None)))
+            if hint:
+                print(hint)
         if info.exit_code == reports.EXIT_NOTHING_CHECKED:
             print("thousand verify: nothing was checked: every selected case was skipped or not declared", file=sys.stderr)
         if problem:
@@ -412,6 +416,20 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
         print(line, file=out)
     causes, further = reports.diagnose(verdict.unexpected, results)
     reports.print_groups(causes, len(verdict.unexpected), out, further=further)
+
+
+def next_step(verdict: reports.Verdict, command: Sequence[str], house_run: bool) -> str | None:
+    """After unexpected failures under bundled rules: the fit run that says which knob values
+    the implementation plays (many failures are often a few knobs), for the profile that
+    failed most."""
+    if house_run or not command or not verdict.unexpected:
+        return None
+    failed: dict[str, int] = {}
+    for result in verdict.unexpected:
+        failed[result.profile] = failed.get(result.profile, 0) + 1
+    profile = max(failed, key=lambda name: failed[name])
+    return (f"next: which rules does it play? thousand fit --profile {profile} -- {shlex.join(command)} "
+            f"(a house profile of the knob values that explain the failures, and what no knob explains)")
 
 
 def summary_line(results: Sequence[runner.Result]) -> str:

@@ -4,6 +4,7 @@ then run by the ordinary runner (same reports, root causes and exit codes as any
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -94,3 +95,14 @@ def test_a_case_the_oracle_cannot_play_is_a_case_bug(rules: Path, cases: Path) -
     broken = observe.CaseRecord(case.id, (), "error: no reply")
     bug = house.re_expected(case, broken, "no-beat", str(rules))
     assert not hasattr(bug, "deals") and "could not play this case" in bug.message
+
+
+def test_failures_under_a_bundled_profile_end_with_the_fit_command_to_run_next(capsys: pytest.CaptureFixture[str]) -> None:
+    mutant = [sys.executable, "-m", "mutants.serve", "must-beat-missing"]
+    code = main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*", "--", *mutant])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.strip().splitlines()[-1].startswith(
+        f"next: which rules does it play? thousand fit --profile polish -- {shlex.join(mutant)}")
+    assert main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*"]) == 0
+    assert "thousand fit" not in capsys.readouterr().out  # nothing failed: no next step
