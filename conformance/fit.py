@@ -309,8 +309,9 @@ class Fitter:
     def _pick(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
               sigs: dict[str, tuple[str, ...]], screened: list[tuple[Change, ...]],
               round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
-        """The best of the first BEAM screened candidates on every differing case, if it
-        lowers the mismatches without breaking a case that matched."""
+        """Of the first BEAM screened candidates, the one with the fewest mismatches over every
+        case (the differing ones and those that matched), if it lowers them: two candidates
+        can fix the same differing cases while only one keeps the matching ones."""
         before = _score(current, bad)
         ranked = []
         for cand in screened[:BEAM]:
@@ -322,16 +323,22 @@ class Fitter:
             if _score(after, bad) < before:
                 ranked.append((_score(after, bad), cand, after))
         good = [c for c in current if c not in bad]
+        best: tuple[tuple[int, int, int], tuple[Change, ...], dict[str, tuple[observe.Difference, ...]]] | None = None
         for _score_after, cand, after in sorted(ranked, key=lambda item: (item[0], len(item[1]))):
             self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
             merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
-            if _score(merged, list(merged)) >= _score(current, list(current)):
-                continue
-            fixed_ids = [c for c in bad if not merged[c]]
-            improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
-            example = (fixed_ids or improved or bad)[0]
-            return cand, merged, Accepted(cand, len(fixed_ids), len(improved), example)
-        return None
+            score = _score(merged, list(merged))
+            if score < _score(current, list(current)) and (best is None or score < best[0]):
+                best = score, cand, merged
+            if best is not None and best[1] == cand and not any(merged[c] for c in good):
+                break  # breaks no matching case: the candidates after it do no better on the differing ones
+        if best is None:
+            return None
+        _, cand, merged = best
+        fixed_ids = [c for c in bad if not merged[c]]
+        improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
+        example = (fixed_ids or improved or bad)[0]
+        return cand, merged, Accepted(cand, len(fixed_ids), len(improved), example)
 
 
 def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:

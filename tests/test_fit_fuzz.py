@@ -163,3 +163,14 @@ def test_values_apart_counts_plain_values_field_by_field() -> None:
     assert fit._values_apart({"deltas": [-120, 60, 60]}, {"deltas": [-120, 80, 80]}) == 2
     assert fit._values_apart(["play AS"], ["play AS", "play 9S"]) == 1
     assert fit._values_apart({"a": 1}, {"a": 1, "b": 2}) == 1
+
+
+def test_fit_keeps_the_candidate_that_breaks_no_matching_case(tmp_path: Path) -> None:
+    # the 800 rule from 810, or no 800 rule at all: both fix the cases where a defender goes
+    # from 780 past 800, but only 810 keeps the defender capped at 990 from 775
+    result = _fitted(tmp_path, "polish", "  defender_lock:\n    from: {value: 810, source: \"table lock\"}\n",
+                     ["polish/defender_lock/seed-004-780-plus-40-is-820", "polish/giving_up/bomb-gain-under-800-rule-house",
+                      "polish-tournament/defender_lock/declarer-above-800-scores-in-full",
+                      "polish/defender_lock/caught-defender-max-ignored-775-plus-220", "polish/defender_lock/defender-stops-at-990"])
+    assert not result.residual
+    assert fit.changed_knobs(variants.resolve("polish"), result.rules) == ["defender_lock.from"]
