@@ -391,9 +391,8 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
     if rng.random() < POSITION_SHARE:
         position = positions.random_position(rng, rules, start.match)
         styles = position.styles or styles
-        deal = Deal(position.dealer, position.hands, position.talon)
-        return play(pair, profile, document, Scenario(position.match, (deal,), position.name), positions.chooser(position, free),
-                    lambda number, state: None)
+        laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
+        return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None)
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -517,7 +516,8 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
         play(pair, profile, document, best.scenario, record=recorded)
         before = recorded[-2][1][-1].state if len(recorded) >= 2 and recorded[-2][1] else {}
         if all(key in before for key in DEFAULT_MATCH_STATE):
-            result = diverges(replace(best.scenario, match={key: before[key] for key in DEFAULT_MATCH_STATE}, deals=best.scenario.deals[-1:]))
+            carried = {key: before[key] for key in DEFAULT_MATCH_STATE}
+            result = diverges(replace(best.scenario, match=carried, deals=best.scenario.deals[-1:]))
             best = result or best
     # else drop earlier deals one by one while it still diverges
     index = 0
