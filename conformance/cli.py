@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import Callable
 
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
@@ -73,6 +74,25 @@ def silence_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
+
+
+def terminal_progress(tool: str) -> Callable[[str], None]:
+    """One updating line on stderr when it is a terminal; nothing otherwise (see ``clear_progress``)."""
+    if not sys.stderr.isatty():
+        return lambda text: None
+
+    def show(text: str) -> None:
+        sys.stderr.write(f"\r\033[K{tool}: {text[:150]}")
+        sys.stderr.flush()
+
+    return show
+
+
+def clear_progress() -> None:
+    """Erase the progress line, if there is one, before the output proper."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ import yaml
 
 import variants
 from conformance import diagnosis, observe, reports
+from conformance.cli import clear_progress, terminal_progress
 from conformance.runner import REFERENCE_COMMAND
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
@@ -320,21 +321,24 @@ class Fitter:
                 continue
             self.progress(f"round {round_number}: evaluating {' '.join(ch.text() for ch in cand)} on {len(bad)} cases")
             after = self.differences(new_rules, bad)
-            if _score(after, bad) < before:
-                ranked.append((_score(after, bad), cand, after))
+            score = _score(after, bad)
+            if score < before:
+                ranked.append((score, cand, after))
         good = [c for c in current if c not in bad]
-        best: tuple[tuple[int, int, int], tuple[Change, ...], dict[str, tuple[observe.Difference, ...]]] | None = None
+        lowest = _score(current, list(current))  # a candidate must go below this over every case
+        best: tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]]] | None = None
         for _score_after, cand, after in sorted(ranked, key=lambda item: (item[0], len(item[1]))):
             self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
             merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
             score = _score(merged, list(merged))
-            if score < _score(current, list(current)) and (best is None or score < best[0]):
-                best = score, cand, merged
-            if best is not None and best[1] == cand and not any(merged[c] for c in good):
+            if score >= lowest:
+                continue
+            lowest, best = score, (cand, merged)
+            if not any(merged[c] for c in good):
                 break  # breaks no matching case: the candidates after it do no better on the differing ones
         if best is None:
             return None
-        _, cand, merged = best
+        cand, merged = best
         fixed_ids = [c for c in bad if not merged[c]]
         improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
         example = (fixed_ids or improved or bad)[0]
@@ -528,18 +532,6 @@ def _listed_profiles(path: Path) -> set[str] | None:
     return None
 
 
-def terminal_progress(tool: str) -> Callable[[str], None]:
-    """One updating line on stderr when it is a terminal; nothing otherwise."""
-    if not sys.stderr.isatty():
-        return lambda text: None
-
-    def show(text: str) -> None:
-        sys.stderr.write(f"\r\033[K{tool}: {text[:150]}")
-        sys.stderr.flush()
-
-    return show
-
-
 def main(args: argparse.Namespace) -> int:
     command = command_of(args, "fit")
     if command is None:
@@ -561,8 +553,7 @@ def main(args: argparse.Namespace) -> int:
         result = fitter.run()
     finally:
         fitter.close()
-        if sys.stderr.isatty():
-            sys.stderr.write("\r\033[K")
+        clear_progress()
     implementation = _implementation_name(fitter)
     text = house_yaml(profile, result.rules, result.accepted, name, implementation)
     print(report(result, text))

@@ -28,7 +28,8 @@ from typing import Any, Callable, Sequence, TypeVar
 import yaml
 
 from conformance import observe, positions
-from conformance.fit import command_of, resolved_option, terminal_progress
+from conformance.cli import clear_progress, terminal_progress
+from conformance.fit import command_of, resolved_option
 from conformance.process import Answer, Posted, ProtocolFailure
 from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.transcripts import load
@@ -91,16 +92,15 @@ def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
     else:
         deck = list(DECK)
         rng.shuffle(deck)
-    order = DECK.index
-    hands = tuple(tuple(sorted(deck[i * 7:(i + 1) * 7], key=order)) for i in range(3))
-    return Deal(dealer, hands, tuple(sorted(deck[21:], key=order)))
+    hands = tuple(positions.in_order(deck[i * 7:(i + 1) * 7]) for i in range(3))
+    return Deal(dealer, hands, positions.in_order(deck[21:]))
 
 
 def _stacked_deck(rng: random.Random) -> list[str]:
     """A deck in suit blocks (long suits, voids, marriages: the duties to trump and overtrump
     show) or rank blocks (four aces, four nines, four jacks), cut at random and roughened by a
     few swaps: hands a fair shuffle deals once in hundreds of deals."""
-    suits, ranks = rng.sample("SCDH", 4), rng.sample(RANKS, 6)
+    suits, ranks = rng.sample(positions.SUITS, 4), rng.sample(RANKS, 6)
     if rng.random() < 0.6:
         deck = [rank + suit for suit in suits for rank in ranks]
     else:
@@ -470,7 +470,7 @@ def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[
 def _give_short(gives: Sequence[str], hand: Sequence[str]) -> str:
     """The declarer gives away cards of its two shortest suits (a void: the declarer trumps
     and overtrumps early)."""
-    length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+    length = positions.suit_lengths(hand)
     return min(gives, key=lambda a: (sorted(length[c[-1]] for c in a.split()[1:]), a))
 
 
@@ -481,13 +481,12 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
     ``any``, and a quarter of the time every style, picks at random."""
     if style == "any" or rng.random() < 0.25:
         return rng.choice(list(plays))
-    strength = {rank: len(RANKS) - i for i, rank in enumerate(RANKS)}
 
     def rank_of(action: str) -> int:
-        return strength[action.split()[1][:-1]]
+        return positions.strength(action.split()[1])
 
     if style == "long":
-        length = {suit: sum(1 for c in hand if c.endswith(suit)) for suit in "SCDH"}
+        length = positions.suit_lengths(hand)
         return max(plays, key=lambda a: (length[a.split()[1][-1]], -rank_of(a)))
     return min(plays, key=rank_of) if style == "low" else max(plays, key=rank_of)
 
@@ -732,8 +731,7 @@ def main(args: argparse.Namespace) -> int:
     progress = terminal_progress("fuzz")
     outcome = fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
                    args.timeout, args.save, progress=progress)
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K")
+    clear_progress()
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
     if outcome.error:
         print(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")

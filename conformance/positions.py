@@ -51,13 +51,18 @@ class Position:
 
 # --- card helpers ------------------------------------------------------------------------
 
-def _rank(card: str) -> int:
-    """0 for a nine up to 5 for an ace."""
+def strength(card: str) -> int:
+    """A card's rank within its suit: 0 for a nine up to 5 for an ace."""
     return len(RANKS) - 1 - RANKS.index(card[:-1])
 
 
-def _in_order(cards: Sequence[str]) -> tuple[str, ...]:
+def in_order(cards: Sequence[str]) -> tuple[str, ...]:
+    """Cards in deck order (suit by suit, strongest first)."""
     return tuple(sorted(cards, key=DECK.index))
+
+
+def suit_lengths(hand: Sequence[str]) -> dict[str, int]:
+    return {suit: sum(1 for card in hand if card.endswith(suit)) for suit in SUITS}
 
 
 def _suit_map(rng: random.Random, fixed: str = "") -> dict[str, str]:
@@ -85,12 +90,12 @@ def _laid_out(name: str, match: dict[str, Any], declarer: int, held: dict[str, S
     seats = {"own": declarer, "left": (declarer + 1) % 3, "right": (declarer + 2) % 3}
     hands: list[tuple[str, ...]] = [(), (), ()]
     for where, cards in held.items():
-        hands[seats[where]] = _in_order([_recoded(c, suits) for c in cards])
+        hands[seats[where]] = in_order([_recoded(c, suits) for c in cards])
     seat_plans: list[tuple[Step, ...]] = [(), (), ()]
     for where, steps in plans.items():
         seat_plans[seats[where]] = tuple((trick, _recoded(action, suits)) for trick, action in steps)
     dealer = (declarer - 1) % 3  # the declarer opens the auction
-    return Position(name, match, dealer, tuple(hands), _in_order([_recoded(c, suits) for c in talon]),
+    return Position(name, match, dealer, tuple(hands), in_order([_recoded(c, suits) for c in talon]),
                     declarer, tuple(seat_plans), scripted, least_contract, styles)
 
 
@@ -399,7 +404,7 @@ def _lowest_kept_back(legal: Sequence[str], planned: Sequence[str]) -> str:
         return legal[0]
     needed = {card for action in planned if action.startswith("play ") for card in _held_for(action)}
     free = [a for a in plays if a.split()[1] not in needed] or plays
-    return min(free, key=lambda a: (_rank(a.split()[1]), DECK.index(a.split()[1])))
+    return min(free, key=lambda a: (strength(a.split()[1]), DECK.index(a.split()[1])))
 
 
 def _held_for(action: str) -> tuple[str, ...]:

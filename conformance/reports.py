@@ -166,11 +166,6 @@ def _failures(results: Iterable[Result]) -> list[diagnosis.Failure]:
             for r in results]
 
 
-def root_cause_groups(results: Iterable[Result]) -> list[dict[str, Any]]:
-    """The unexpected results by root cause (the knobs their first wrong answers share), largest first."""
-    return diagnosis.groups(_failures(results))
-
-
 def diagnose(unexpected: Sequence[Result], results: Sequence[Result] = ()) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The root causes of the unexpected results, and the further differences the root
     causes do not explain; the passing ``results`` tell which knobs are less likely broken."""

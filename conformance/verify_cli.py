@@ -14,6 +14,7 @@ import shlex
 import signal
 import sys
 import traceback
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from conformance import house as house_cases
 from conformance import process, reports, runner
-from conformance.cli import silence_stdout
+from conformance.cli import clear_progress, silence_stdout, terminal_progress
 from conformance.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 
@@ -234,17 +235,14 @@ def re_expected_cases(args: argparse.Namespace, options: Options, cases: Sequenc
     chosen = [c for c in chosen if runner.case_selected(c.id, options.include + options.listed, [])]
     if not chosen:
         raise UsageError(f"-k / --case-list select none of the cases that apply to {house.name}")
-    on_terminal = sys.stderr.isatty()
+    show = terminal_progress("verify")
 
     def progress(done: int, total: int) -> None:
-        if on_terminal:
-            sys.stderr.write(f"\r\033[Kverify: the reference under {args.rules} re-expects {done}/{total} cases")
-            sys.stderr.flush()
+        show(f"the reference under {args.rules} re-expects {done}/{total} cases")
 
     found = house_cases.oracle_cases(chosen, house.name, house.to_document(), args.rules, options.jobs, options.timeout,
                                      progress)
-    if on_terminal:
-        sys.stderr.write("\r\033[K")
+    clear_progress()
     return found
 
 
@@ -424,10 +422,7 @@ def next_step(verdict: reports.Verdict, command: Sequence[str], house_run: bool)
     failed most."""
     if house_run or not command or not verdict.unexpected:
         return None
-    failed: dict[str, int] = {}
-    for result in verdict.unexpected:
-        failed[result.profile] = failed.get(result.profile, 0) + 1
-    profile = max(failed, key=lambda name: failed[name])
+    profile = Counter(result.profile for result in verdict.unexpected).most_common(1)[0][0]
     return (f"next: which rules does it play? thousand fit --profile {profile} -- {shlex.join(command)} "
             f"(a house profile of the knob values that explain the failures, and what no knob explains)")
 
