@@ -422,7 +422,10 @@ def next_step(verdict: reports.Verdict, command: Sequence[str], house_run: bool)
     failed most."""
     if house_run or not command or not verdict.unexpected:
         return None
-    profile = Counter(result.profile for result in verdict.unexpected).most_common(1)[0][0]
+    return next_step_line(Counter(result.profile for result in verdict.unexpected).most_common(1)[0][0], command)
+
+
+def next_step_line(profile: str, command: Sequence[str]) -> str:
     return (f"next: which rules does it play? thousand fit --profile {profile} -- {shlex.join(command)} "
             f"(a house profile of the knob values that explain the failures, and what no knob explains)")
 

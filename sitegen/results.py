@@ -272,12 +272,15 @@ def _root_causes(report: dict[str, Any] | None) -> str:
     if report is None:
         return "(report missing: run python -m sitegen.results)\n"
     from conformance.reports import print_groups
+    from conformance.verify_cli import next_step_line
 
+    command = ("python", "-m", "mutants.serve", *TWO_MISTAKES)
     out = io.StringIO()
-    print(f"$ thousand verify --profile polish -- python -m mutants.serve {' '.join(TWO_MISTAKES)}", file=out)
+    print(f"$ thousand verify --profile polish -- {' '.join(command)}", file=out)
     print("...", file=out)
     print(_summary(report), file=out)
     print_groups(report["groups"], report["unexpected"], out, shown=5, further=report.get("further", []))
+    print(next_step_line("polish", command), file=out)
     return out.getvalue()
 
 
