@@ -29,6 +29,7 @@ from typing import Any, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mutants.catalogue import CATALOGUE, Mutant  # noqa: E402
+from mutants.matrix import names_the_mistake  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 THOUSAND = (sys.executable, "-m", "conformance.cli")
@@ -47,14 +48,8 @@ def report_of(names: Sequence[str], include: Sequence[str], folder: Path) -> dic
 
 
 def names_mistake(group: dict[str, Any], mutant: Mutant) -> bool:
-    """The group names a knob the mutant breaks among its first five (a whole section stands
-    for its knobs); for a mistake in a fixed rule (the catalogue names a section), a rule
-    check no knob decides names it too (its signature says what differs)."""
-    fixed = all("." not in k for k in mutant.knobs)
-    if fixed and not group["knobs"]:
-        return not str(group["signature"]).startswith(("error:", "timeout:", "case_bug:"))
-    shown = group["knobs"] if fixed else group["knobs"][:5]
-    return any(k == broken or k.startswith(broken + ".") for k in shown for broken in mutant.knobs)
+    """The group points at the mutant's mistake, as the kill matrix judges it."""
+    return names_the_mistake(str(group["signature"]), group["knobs"], mutant.knobs)
 
 
 def run_single(args: argparse.Namespace) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from variants.loader import MAX_TRANSCRIPT_BYTES, YamlError, read_document
 
@@ -38,28 +38,17 @@ class Verdict:
 
     @property
     def diagnosed(self) -> bool:
-        """The largest group names a knob the mutant breaks among the first knobs it prints:
-        the report points at the cause. A mutant of a fixed rule (its catalogue entry is a
-        whole section, ``scoring``) has no knob to name: any knob of that section the
-        group lists will do."""
-        shown = self.top_knobs if self.fixed_rule else self.top_knobs[:SHOWN_KNOBS]
-        return any(top == broken or top.startswith(broken + ".") for top in shown for broken in self.knobs)
-
-    @property
-    def fixed_rule(self) -> bool:
-        """The mutant breaks a rule no knob names (catalogue knobs are whole sections)."""
-        return bool(self.knobs) and all("." not in k for k in self.knobs)
+        """The largest group names a knob the mutant breaks among the first knobs it prints
+        (see ``names_a_broken_knob``): the report points at the cause."""
+        return names_a_broken_knob(self.top_knobs, self.knobs)
 
     @property
     def well_diagnosed(self) -> bool:
         """The report points an author at the mistake: its largest root cause explains at
-        least 80% of the failures and names a knob the mutant breaks, or, for a fixed rule,
-        is a rule check that no knob decides (its signature says what differs)."""
+        least 80% of the failures and names it (see ``names_the_mistake``)."""
         if self.top_signature is None or (self.top_share or 0) < DIAGNOSED_SHARE:
             return False
-        if self.diagnosed:
-            return True
-        return self.fixed_rule and not self.top_knobs and not self.top_signature.startswith(OUTCOME_SIGNATURES)
+        return names_the_mistake(self.top_signature, self.top_knobs, self.knobs)
 
     @property
     def killed(self) -> bool:
@@ -169,6 +158,28 @@ def render(verdicts: list[Verdict]) -> str:
         lines.append(f"{len(diagnosed) - len(poor)} of {len(diagnosed)} killed mutants well diagnosed (one root cause explains "
                      f">= {DIAGNOSED_SHARE:.0%} and names the mistake)" + (f"; poorly: {', '.join(poor)}" if poor else ""))
     return "\n".join(lines)
+
+
+def fixed_rule(broken: Sequence[str]) -> bool:
+    """A mutant of a rule no knob names: its catalogue knobs are whole sections (``scoring``)."""
+    return bool(broken) and all("." not in k for k in broken)
+
+
+def names_a_broken_knob(knobs: Sequence[str], broken: Sequence[str]) -> bool:
+    """A root cause's knobs name one the mutant breaks among the first SHOWN_KNOBS (those the
+    runner prints); for a fixed rule, which has no knob to name, any knob of its section
+    the cause lists will do."""
+    shown = knobs if fixed_rule(broken) else knobs[:SHOWN_KNOBS]
+    return any(knob == b or knob.startswith(b + ".") for knob in shown for b in broken)
+
+
+def names_the_mistake(signature: str, knobs: Sequence[str], broken: Sequence[str]) -> bool:
+    """A root cause points at the mutant's mistake: it names a broken knob, or, for a fixed
+    rule, it is a rule check that no knob decides (its signature says what differs; a
+    broken run is no rule check)."""
+    if names_a_broken_knob(knobs, broken):
+        return True
+    return fixed_rule(broken) and not knobs and not signature.startswith(OUTCOME_SIGNATURES)
 
 
 def undiagnosed(verdicts: Iterable[Verdict]) -> list[str]:
