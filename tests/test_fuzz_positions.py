@@ -6,7 +6,6 @@ a point now found within the default budget."""
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -14,9 +13,8 @@ import pytest
 
 import variants
 from conformance import fuzz, observe, positions
-from conformance.cli import main
 from conformance.runner import REFERENCE_COMMAND
-from test_fuzz_power import problems
+from test_fuzz_power import found_and_told_apart, problems
 
 Builder = Callable[[random.Random, dict[str, dict[str, Any]], dict[str, Any]], positions.Position | None]
 
@@ -165,10 +163,5 @@ def test_three_seats_near_the_barrel_arrive_at_once_now_and_then(pair: fuzz.Pair
 ])
 def test_a_mutant_that_needs_a_position_is_found_by_the_default_run(mutant: str, profile: str, seed: str,
                                                                     tmp_path: Path) -> None:
-    command = [sys.executable, "-m", "mutants.serve", mutant]
-    outcome = fuzz.fuzz(command, profile, variants.resolve(profile).to_document(), deals=200, seed=seed,
-                        save_to=tmp_path)
-    assert outcome.divergence is not None and outcome.saved is not None, outcome.error
-    assert outcome.divergence.scenario.position  # found in a position built for it
-    assert main(["verify", "--cases", str(tmp_path), "--profile", profile, "--", *REFERENCE_COMMAND]) == 0
-    assert main(["verify", "--cases", str(tmp_path), "--profile", profile, "--", *command]) == 1
+    outcome = found_and_told_apart(mutant, profile, seed, 200, tmp_path)
+    assert outcome.divergence is not None and outcome.divergence.scenario.position  # found in a position built for it

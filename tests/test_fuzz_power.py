@@ -101,9 +101,16 @@ def test_stacked_deals_are_whole_decks() -> None:
 ])
 def test_a_mutant_uniform_play_missed_is_found_and_its_transcript_tells_them_apart(
         mutant: str, profile: str, seed: str, tmp_path: Path) -> None:
+    found_and_told_apart(mutant, profile, seed, 30, tmp_path)
+
+
+def found_and_told_apart(mutant: str, profile: str, seed: str, deals: int, folder: Path) -> fuzz.Outcome:
+    """fuzz finds the mutant within ``deals``, and the transcript it saves in ``folder`` passes
+    against the reference and fails against the mutant."""
     command = [sys.executable, "-m", "mutants.serve", mutant]
-    outcome = fuzz.fuzz(command, profile, variants.resolve(profile).to_document(), deals=30, seed=seed,
-                        save_to=tmp_path)
+    outcome = fuzz.fuzz(command, profile, variants.resolve(profile).to_document(), deals=deals, seed=seed,
+                        save_to=folder)
     assert outcome.divergence is not None and outcome.saved is not None, outcome.error
-    assert main(["verify", "--cases", str(tmp_path), "--profile", profile, "--", *REFERENCE_COMMAND]) == 0
-    assert main(["verify", "--cases", str(tmp_path), "--profile", profile, "--", *command]) == 1
+    assert main(["verify", "--cases", str(folder), "--profile", profile, "--", *REFERENCE_COMMAND]) == 0
+    assert main(["verify", "--cases", str(folder), "--profile", profile, "--", *command]) == 1
+    return outcome
