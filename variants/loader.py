@@ -374,7 +374,19 @@ def parse_document(text: str, name: str) -> tuple[Any, Marks]:
         at = surrogate.start()
         raise YamlError(name, f"lone surrogate U+{ord(surrogate.group()):04X} is not allowed in YAML text",
                         line=text.count("\n", 0, at) + 1, column=at - (text.rfind("\n", 0, at) + 1) + 1)
-    parser = _Parser(text)
+    try:
+        return _parse_with(_Parser, text, name)
+    except YamlError as error:
+        # libyaml (bundled with pyyaml from 6.0.4) stops at its own nesting limit before the
+        # events reach our MAX_DEPTH check; the pure-Python parser has none, so the file is read
+        # again with it and refused at our limit, at the node where our limit is passed.
+        if _Parser is yaml.SafeLoader or "maximum nesting depth" not in error.message:
+            raise
+        return _parse_with(yaml.SafeLoader, text, name)
+
+
+def _parse_with(loader: Any, text: str, name: str) -> tuple[Any, Marks]:
+    parser = loader(text)
     marks = Marks()
     try:
         data = _compose(parser, name, marks)
