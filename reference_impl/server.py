@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
@@ -21,6 +22,11 @@ from .rules import Rules
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
+# What ``start`` declares: "any", or the list of profiles given with --declare (an engine that
+# plays a few named rule sets declares them so; two of the public adapters do).
+DECLARED: str | list[str] = "any"
+NAME_SUFFIX = ""  # added to the name after --rules has set it (the mutants a test double applies)
+PROFILE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*(?:\+[a-z0-9][a-z0-9-]*)*")
 IMPLEMENTATION = {
     "name": "thousand-reference",
     "version": "0.1.0",
@@ -155,7 +161,7 @@ class Server:
         version = request.get("version")
         if type(version) is not int or version != PROTOCOL_VERSION:  # true is not 1
             raise ProtocolError(f"protocol version {_excerpt(version)} is not supported: expected {PROTOCOL_VERSION}")
-        return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": "any"}
+        return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": DECLARED}
 
     def match(self, request: Mapping[str, Any]) -> dict[str, Any]:
         document = HOUSE_DOCUMENT if HOUSE_DOCUMENT is not None else request.get("document")
@@ -296,8 +302,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", metavar="FILE.yaml",
                         help="play these rules (a house profile file, or 'name+option') whatever profile "
                              "the runner names in 'match'")
+    add_declare_option(parser)
     args = parser.parse_args(argv)
     if args.rules is not None and not _use_house_rules(args.rules):
+        return 2
+    if not _use_declaration(args.declare):
         return 2
     try:
         serve(sys.stdin.buffer, sys.stdout)  # bytes: each line is decoded on its own
@@ -306,6 +315,28 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     return 0
+
+
+def add_declare_option(parser: argparse.ArgumentParser) -> None:
+    """``--declare P[,P...]``: shared with ``python -m mutants.serve``."""
+    parser.add_argument("--declare", metavar="P[,P...]",
+                        help="answer 'start' with this list of profile names instead of \"any\", as an engine "
+                             "that plays only those rule sets does (a test double for such engines)")
+
+
+def _use_declaration(declare: str | None) -> bool:
+    """Set what ``start`` declares; an empty or malformed list is one clear line, exit 2."""
+    global DECLARED
+    if declare is None:
+        DECLARED = "any"
+        return True
+    names = [name.strip() for name in declare.split(",")]
+    if not all(PROFILE_NAME.fullmatch(name) for name in names):
+        print(f"thousand-reference: --declare: expected profile names separated by commas, got {declare!r}",
+              file=sys.stderr)
+        return False
+    DECLARED = names
+    return True
 
 
 def _use_house_rules(name: str) -> bool:
@@ -318,7 +349,7 @@ def _use_house_rules(name: str) -> bool:
     except variants.ProfileError as exc:
         print(f"thousand-reference: --rules: {exc}", file=sys.stderr)
         return False
-    IMPLEMENTATION["name"] = f"thousand-reference --rules {HOUSE_DOCUMENT['profile']}"
+    IMPLEMENTATION["name"] = f"thousand-reference --rules {HOUSE_DOCUMENT['profile']}{NAME_SUFFIX}"
     return True
 
 

@@ -206,6 +206,20 @@ def test_serve_names_the_mutant_in_the_start_reply() -> None:
     assert done.returncode == 0
 
 
+def test_serve_under_house_rules_declares_a_list(tmp_path: Path) -> None:
+    """A realistic double: house rules, a mistake no knob expresses and a list declaration."""
+    house = tmp_path / "oak.yaml"
+    house.write_text("profile: oak\ntitle: Oak club\nstatus: draft\nsummary: Classic with a 300 maximum bid.\nextends: classic\nsources: {}\n"
+                     "rules:\n  auction:\n    max_bid: {value: 300, ruling: 'The club caps every bid at 300.'}\n", encoding="utf-8")
+    request = json.dumps({"cmd": "start", "seq": 1, "version": 1}) + "\n" + json.dumps({"cmd": "stop", "seq": 2}) + "\n"
+    done = subprocess.run([sys.executable, "-m", "mutants.serve", "--rules", str(house), "--declare", "classic,polish",
+                           "ten-below-king"], input=request, capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          check=False)  # fmt: skip
+    first = json.loads(done.stdout.splitlines()[0])
+    assert first["implementation"]["name"] == "thousand-reference --rules oak+mutant:ten-below-king"
+    assert first["profiles"] == ["classic", "polish"]
+
+
 def test_serve_refuses_an_unknown_mutant() -> None:
     from mutants.serve import main
 
