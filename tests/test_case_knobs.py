@@ -2,7 +2,7 @@
 
 For each hand-written case, each knob that can matter under the case's profiles is changed
 alone to a few other allowed values and the case replayed in-process against the
-reference (``conformance.knobs``); a knob whose change breaks a check of the case must be
+reference (``conformance.oracle.knobs``); a knob whose change breaks a check of the case must be
 listed in the case's ``knobs``. The whole corpus takes tens of seconds, so each case's
 answer is kept in pytest's cache under a digest of everything it depends on (the case
 file, the schema, the profiles, the reference's and the replay's source): an unchanged
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from case_knobs import case_knobs, in_process
 
-from conformance import knobs
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover, load
+from conformance.oracle import knobs
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover, load
 
 ROOT = Path(__file__).resolve().parent.parent
 
