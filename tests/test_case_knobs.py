@@ -31,7 +31,7 @@ def _inputs_digest() -> str:
     digest = hashlib.sha256()
     folders = [ROOT / "reference_impl", ROOT / "variants", ROOT / "spec" / "profiles", ROOT / "spec" / "schema"]
     files = sorted(p for folder in folders for p in folder.rglob("*") if p.suffix in {".py", ".json", ".yaml"})
-    for path in [*files, ROOT / "conformance" / "knobs.py", ROOT / "conformance" / "runner.py", Path(__file__).with_name("case_knobs.py")]:
+    for path in [*files, ROOT / "conformance" / "oracle" / "knobs.py", ROOT / "conformance" / "harness" / "runner.py", Path(__file__).with_name("case_knobs.py")]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
