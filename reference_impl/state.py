@@ -52,6 +52,10 @@ def illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
 
 
+def _wrong_phase(action: object, wanted: str, phase: str) -> IllegalActionError:
+    return illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
+
+
 class MatchState:
     """A match under one profile's rules, with the deal in progress."""
 
@@ -165,16 +169,20 @@ class MatchState:
                 raise illegal("match_over", "the match is over")
             events: list[Event] = []
             if isinstance(parsed, Play):
-                self._require(phase, "play", parsed)
+                if phase != "play":
+                    raise _wrong_phase(parsed, "play", phase)
                 self._play(parsed, events)
             elif isinstance(parsed, (Bid, Pass)):
-                self._require(phase, "auction", parsed)
+                if phase != "auction":
+                    raise _wrong_phase(parsed, "auction", phase)
                 self._bid(parsed, events)
             elif isinstance(parsed, Give):
-                self._require(phase, "exchange", parsed)
+                if phase != "exchange":
+                    raise _wrong_phase(parsed, "exchange", phase)
                 self._give(parsed, events)
             elif isinstance(parsed, Contract):
-                self._require(phase, "contract", parsed)
+                if phase != "contract":
+                    raise _wrong_phase(parsed, "contract", phase)
                 self._contract(parsed.amount, events)
             elif isinstance(parsed, GiveUp):
                 self._give_up(events)
@@ -193,10 +201,6 @@ class MatchState:
             return f"{phase}, seat {self.to_act} to act"
         return phase
 
-    @staticmethod
-    def _require(phase: str, wanted: str, action: object) -> None:
-        if phase != wanted:
-            raise illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
 
     def observation(self) -> dict[str, Any]:
         """The observable state of DESIGN.md, as JSON values."""
@@ -775,11 +779,12 @@ class MatchState:
 
     def _close_trick(self, events: list[Event]) -> None:
         winner = self._winning()[0]
-        points = sum(c.points for _, c in self.trick)
+        (_, first), (_, second), (_, third) = self.trick
+        points = first.points + second.points + third.points
         self.card_points[winner] += points
         self.tricks_won[winner] += 1
         events.append(
-            {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [c.code for _, c in self.trick], "points": points}
+            {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [first.code, second.code, third.code], "points": points}
         )
         self._trick_bonuses(winner, events)
         self.trick = []
