@@ -36,8 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
 from conformance import fit, observe  # noqa: E402
-from conformance.runner import REFERENCE_COMMAND  # noqa: E402
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
+from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
 
 PROFILES = ("polish", "classic", "skill-games", "gambler-club", "repino-2013", "polish-tournament")
 

@@ -33,7 +33,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
 
 VERIFY = [sys.executable, "-c", "import sys; from conformance.cli import main; sys.exit(main(sys.argv[1:]))", "verify"]
 # verify as it is when verify_cli passes its -k selection to discover(select=...): the call
@@ -106,7 +106,7 @@ def main() -> int:
              [timed(lambda: discover(roots, select=lambda case_id: case_id == args.case, cache=False))
               for _ in range(args.rounds)])
     show("import of the thousand command (python -c 'import ...')",
-         [timed(lambda: run([sys.executable, "-c", "import conformance.cli, conformance.verify_cli"], base))
+         [timed(lambda: run([sys.executable, "-c", "import conformance.cli, conformance.cli.verify"], base))
           for _ in range(args.rounds)])
     requests = "\n".join(json.dumps(r) for r in ({"cmd": "start", "seq": 1, "version": 1}, {"cmd": "stop", "seq": 2}))
     show("reference server: start, answer start and stop, exit",

@@ -27,8 +27,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from conformance import runner  # noqa: E402
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
-from conformance.verify_cli import resolve_document  # noqa: E402
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
+from conformance.cli.verify import resolve_document  # noqa: E402
 
 NULL_STATE = {
     "phase": "auction", "to_act": 0, "dealer": 0, "next_dealer": 1, "auction": [], "high_bid": None,

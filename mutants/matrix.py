@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASE_ROOTS = (ROOT / "conformance" / "cases", ROOT / "conformance" / "generated")
 NOT_KILLING = ("pass", "skipped", "not_declared")
 DIAGNOSED_SHARE = 0.8  # issue 11: one root cause explains at least 80% of a one-rule mistake's failures
-SHOWN_KNOBS = 5  # a root cause's first knobs, those the runner prints (conformance.reports)
+SHOWN_KNOBS = 5  # a root cause's first knobs, those the runner prints (conformance.harness.reports)
 OUTCOME_SIGNATURES = ("error:", "timeout:", "case_bug:")  # a broken run, not a rule
 
 

@@ -22,7 +22,7 @@ from sitegen.prose import format_value, sentence
 from sitegen import results
 from sitegen.sources import link_citations, sources_page
 from variants.schema import rule_sections
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
 
 ROOT = SPEC_DIR.parent

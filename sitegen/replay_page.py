@@ -1,6 +1,6 @@
 """The "Same deal, every rulebook" page: transcripts replayed under every profile, for readers.
 
-The replays come from conformance.replay (the reference implementation, run as a
+The replays come from conformance.rulesets.replay (the reference implementation, run as a
 subprocess); this module only lays them out for a browser: one column per group of
 profiles that came to the same result, one row per result field, in words, with seat names
 and suit symbols, inside a box that scrolls on its own when wider than the page.
@@ -13,8 +13,8 @@ import re
 from collections import Counter
 from typing import Any, Sequence
 
-from conformance import compare, replay
-from conformance.replay import DealRecord, Replay
+from conformance.rulesets import compare, replay
+from conformance.rulesets.replay import DealRecord, Replay
 from sitegen.narrate import prose_paragraphs, symbolize
 from sitegen.prose import SUIT_SYMBOLS
 from sitegen.sources import link_citations

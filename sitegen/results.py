@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from conformance import runner
-from conformance.report_cli import results_of
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, discover
-from conformance.verify_cli import read_case_list
+from conformance.harness import runner
+from conformance.cli.report import results_of
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover
+from conformance.cli.verify import read_case_list
 from spec import SPEC_DIR
 
 ROOT = SPEC_DIR.parent
@@ -173,7 +173,7 @@ def _cell(counts: Any) -> str:
 
 def results_page(mark: str) -> str:
     """Outcomes by rule section for each implementation (Bowtie-style), from docs/results/*.json."""
-    from conformance.report_cli import by_section, implementation_name, summary_line
+    from conformance.cli.report import by_section, implementation_name, summary_line
 
     runs = [(run, load_report(run)) for run in RUNS if run.matrix]
     shown = [(run, report) for run, report in runs if report is not None]
@@ -221,7 +221,7 @@ def _empty() -> Counter[str]:
 
 def _by_knob_section(report: dict[str, Any]) -> str:
     """The runner's closing line: unexpected outcomes by the rule sections of their knobs."""
-    from conformance.report_cli import sections_of
+    from conformance.cli.report import sections_of
 
     tally: Counter[str] = Counter()
     for result in results_of(report):
@@ -232,7 +232,7 @@ def _by_knob_section(report: dict[str, Any]) -> str:
 
 
 def _summary(report: dict[str, Any] | None) -> str:
-    from conformance.report_cli import summary_line
+    from conformance.cli.report import summary_line
 
     return summary_line(results_of(report)) if report else "(report missing: run python -m sitegen.results)"
 
@@ -271,8 +271,8 @@ def _root_causes(report: dict[str, Any] | None) -> str:
     """The end of a real run's terminal output: the summary, then the root causes."""
     if report is None:
         return "(report missing: run python -m sitegen.results)\n"
-    from conformance.reports import print_groups
-    from conformance.verify_cli import next_step_line
+    from conformance.harness.reports import print_groups
+    from conformance.cli.verify import next_step_line
 
     command = ("python", "-m", "mutants.serve", *TWO_MISTAKES)
     out = io.StringIO()

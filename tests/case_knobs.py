@@ -2,9 +2,9 @@
 
 Not a test module: ``tests/test_case_knobs.py`` uses it for the hand-written cases, and run
 as a script it writes (or, with ``--check``, checks) the ``knobs:`` line of every generated
-transcript, which ``conformance/generate.py`` cannot compute quickly itself because
+transcript, which ``conformance/oracle/generate.py`` cannot compute quickly itself because
 conformance never imports the reference (it would have to replay every change through a
-subprocess). Run ``python -m conformance.generate`` first, then this script.
+subprocess). Run ``python -m conformance.oracle.generate`` first, then this script.
 
     python tests/case_knobs.py [--check] [FOLDER]     # generated: the list is exactly the computed one
     python tests/case_knobs.py --add conformance/cases  # hand-written: add what is missing, keep the rest
@@ -23,9 +23,9 @@ from typing import Any, Mapping
 if __package__ in (None, ""):  # run as a script: the project root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance.generate import KNOBS_FIELD
-from conformance.knobs import Ask, deciding_knobs
-from conformance.transcripts import GENERATED_DIR, Transcript, discover
+from conformance.oracle.generate import KNOBS_FIELD
+from conformance.oracle.knobs import Ask, deciding_knobs
+from conformance.corpus.transcripts import GENERATED_DIR, Transcript, discover
 from reference_impl.errors import EngineError
 from reference_impl.rules import Rules
 from reference_impl.server import ProtocolError, Server

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTER = ROOT / "conformance" / "starter.txt"

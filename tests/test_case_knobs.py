@@ -2,7 +2,7 @@
 
 For each hand-written case, each knob that can matter under the case's profiles is changed
 alone to a few other allowed values and the case replayed in-process against the
-reference (``conformance.knobs``); a knob whose change breaks a check of the case must be
+reference (``conformance.oracle.knobs``); a knob whose change breaks a check of the case must be
 listed in the case's ``knobs``. The whole corpus takes tens of seconds, so each case's
 answer is kept in pytest's cache under a digest of everything it depends on (the case
 file, the schema, the profiles, the reference's and the replay's source): an unchanged
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from case_knobs import case_knobs, in_process
 
-from conformance import knobs
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover, load
+from conformance.oracle import knobs
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover, load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,7 +31,7 @@ def _inputs_digest() -> str:
     digest = hashlib.sha256()
     folders = [ROOT / "reference_impl", ROOT / "variants", ROOT / "spec" / "profiles", ROOT / "spec" / "schema"]
     files = sorted(p for folder in folders for p in folder.rglob("*") if p.suffix in {".py", ".json", ".yaml"})
-    for path in [*files, ROOT / "conformance" / "knobs.py", ROOT / "conformance" / "runner.py", Path(__file__).with_name("case_knobs.py")]:
+    for path in [*files, ROOT / "conformance" / "oracle" / "knobs.py", ROOT / "conformance" / "harness" / "runner.py", Path(__file__).with_name("case_knobs.py")]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -10,9 +10,9 @@ from typing import Iterator
 
 import pytest
 
-from conformance import compare, replay
+from conformance.rulesets import compare, replay
 from conformance.cli import main
-from conformance.transcripts import CASES_DIR, Transcript
+from conformance.corpus.transcripts import CASES_DIR, Transcript
 
 WORKED_EXAMPLE = "gambler-club/scoring/worked-example-contract-160-made"
 HANDS = [["AD", "10D", "KD", "QD", "JD", "9D", "9C"],

@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from conformance.cli import main
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 
 PROFILES = ("gambler-club", "repino-2013", "classic", "skill-games", "polish", "polish-tournament")
 

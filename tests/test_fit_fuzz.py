@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import variants
-from conformance import fit, fuzz, observe
+from conformance.oracle import fit, fuzz, observe
 from conformance.cli import main
-from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, load
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, load
 
 HOUSE = """\
 profile: {name}

@@ -14,10 +14,10 @@ from typing import Any, Iterator
 import pytest
 
 import variants
-from conformance import fuzz, observe
-from conformance.process import Implementation, Timeout
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.oracle import fuzz, observe
+from conformance.harness.process import Implementation, Timeout
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from fake_impls.toy_corpus import fake
 from reference_impl.server import MAX_LINE, read_lines, serve
 

@@ -1,4 +1,4 @@
-"""Positions ``thousand fuzz`` builds for one rule (``conformance.positions``): whole decks and
+"""Positions ``thousand fuzz`` builds for one rule (``conformance.oracle.positions``): whole decks and
 reachable match states under every bundled profile, each position reaching the point it is
 built for when the reference plays it, and the mutants random play missed for want of such
 a point now found within the default budget."""
@@ -12,8 +12,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 import variants
-from conformance import fuzz, observe, positions
-from conformance.runner import REFERENCE_COMMAND
+from conformance.oracle import fuzz, observe, positions
+from conformance.harness.runner import REFERENCE_COMMAND
 from test_fuzz_power import found_and_told_apart, problems
 
 Builder = Callable[[random.Random, dict[str, dict[str, Any]], dict[str, Any]], positions.Position | None]

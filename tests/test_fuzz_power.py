@@ -12,9 +12,9 @@ from typing import Any, Iterator
 import pytest
 
 import variants
-from conformance import fuzz, observe
+from conformance.oracle import fuzz, observe
 from conformance.cli import main
-from conformance.runner import REFERENCE_COMMAND
+from conformance.harness.runner import REFERENCE_COMMAND
 
 STATES_PER_PROFILE = 25
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import corpus_cache, transcripts
-from conformance.transcripts import CaseBug, Transcript, TranscriptError
+from conformance.corpus import cache as corpus_cache, transcripts
+from conformance.corpus.transcripts import CaseBug, Transcript, TranscriptError
 from spec import PROFILES_DIR
 from test_transcripts import text
 from variants import ProfileError, load_profile_file

@@ -11,10 +11,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conformance import house, observe
+from conformance.oracle import house, observe
 from conformance.cli import main
-from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, Transcript, load
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, Transcript, load
 from spec import SCHEMA_DIR
 
 HOUSE = """\

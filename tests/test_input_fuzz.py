@@ -12,8 +12,8 @@ import tempfile
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance import transcripts
-from conformance.transcripts import CaseBug, Transcript, TranscriptError
+from conformance.corpus import transcripts
+from conformance.corpus.transcripts import CaseBug, Transcript, TranscriptError
 from reference_impl.server import Server, serve
 from spec import PROFILES_DIR
 from test_transcripts import text

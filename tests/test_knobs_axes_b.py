@@ -20,7 +20,7 @@ from test_engine_support import barrel_match, document, engine, fill_deal, play_
 from test_random_play import play_match
 
 import variants
-from conformance.transcripts import CASES_DIR, load
+from conformance.corpus.transcripts import CASES_DIR, load
 from reference_impl import MatchState, Rules, deal_end
 from variants.checks import CONSISTENCY_CHECKS
 from variants.schema import knob_entry, rule_sections

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conformance import diagnosis, observe
+from conformance.harness import diagnosis
+from conformance.oracle import observe
 
 BEFORE = {"phase": "play", "to_act": 1, "trump": None, "trick": [{"player": 0, "card": "JS"}],
           "hands": [[], ["KS", "9S", "KC"], []]}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from conformance import schemas
+from conformance.corpus import schemas
 from spec import PROTOCOL_SCHEMA_DIR, SCHEMA_DIR
 
 STATE: dict[str, Any] = {

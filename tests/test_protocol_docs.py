@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 import variants
-from conformance.process import Implementation
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.harness.process import Implementation
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from sitegen.protocol import STATE_MARK, EVENTS_MARK, TEMPLATES, phase_groups, protocol_page, protocol_reference
 
 

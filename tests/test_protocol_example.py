@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import variants
-from conformance import schemas
+from conformance.corpus import schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 SESSION = ROOT / "sitegen" / "templates" / "protocol-session.jsonl"

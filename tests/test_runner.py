@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from conformance import runner
-from conformance.transcripts import discover
+from conformance.harness import runner
+from conformance.corpus.transcripts import discover
 from fake_impls.toy_corpus import GOOD_STEPS, fake, write_case
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import coverage
+from conformance.rulesets import coverage
 from conformance.cli import main
-from conformance.transcripts import discover, Transcript
+from conformance.corpus.transcripts import discover, Transcript
 from fake_impls.toy_corpus import write_case
 
 VALUES = {"play.must_beat": True, "play.must_trump": True, "bolts.enabled": False, "bolts.every": 3,

@@ -14,10 +14,10 @@ import jsonschema
 import pytest
 import yaml
 
-from conformance import diagnosis, runner
-from conformance.diagnosis import Failure
+from conformance.harness import diagnosis, runner
+from conformance.harness.diagnosis import Failure
 from conformance.cli import main
-from conformance.transcripts import discover
+from conformance.corpus.transcripts import discover
 from fake_impls.toy_corpus import GOOD_STEPS, fake, write_case
 from spec import SCHEMA_DIR, SPEC_DIR
 from variants.schema import rule_sections

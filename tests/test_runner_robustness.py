@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import reports, runner
-from conformance.process import Implementation, Preencoded, Timeout
-from conformance.transcripts import discover
+from conformance.harness import reports, runner
+from conformance.harness.process import Implementation, Preencoded, Timeout
+from conformance.corpus.transcripts import discover
 from fake_impls.toy_corpus import fake, write_case
 
 TIMEOUT = 1.0  # seconds per reply; short, so that the hangs end quickly

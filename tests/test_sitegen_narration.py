@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import variants
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from sitegen.narrate import stories
 
 

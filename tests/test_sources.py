@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 import variants
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SPEC_DIR
 from variants.cli import format_profile
 

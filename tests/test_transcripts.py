@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import transcripts
-from conformance.transcripts import CaseBug, Transcript, TranscriptError, load
+from conformance.corpus import transcripts
+from conformance.corpus.transcripts import CaseBug, Transcript, TranscriptError, load
 from fake_impls.toy_corpus import HANDS, TALON
 
 GOOD = """\

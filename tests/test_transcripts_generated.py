@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance import generate, runner
-from conformance.transcripts import Transcript, discover
+from conformance.harness import runner
+from conformance.oracle import generate
+from conformance.corpus.transcripts import Transcript, discover
 
 pytest.importorskip("variants")
 
@@ -49,7 +50,7 @@ def test_nothing_is_generated_from_an_implementation_that_fails_hand_written_cas
     """Generated transcripts are checked against the hand-written ones, not the other way round."""
     import sys
 
-    from conformance.generate import main
+    from conformance.oracle.generate import main
 
     broken = [sys.executable, "-m", "mutants.serve", "ten-below-king"]
     code = main(["--per-profile", "1", "--profile", "classic", "--out", str(tmp_path), "--", *broken])

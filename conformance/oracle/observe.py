@@ -20,10 +20,10 @@ import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
-from conformance import diagnosis
-from conformance.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
-from conformance.transcripts import Transcript
+from conformance.harness import diagnosis
+from conformance.harness.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
+from conformance.corpus.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
 
@@ -405,7 +405,7 @@ def _said(reply: Reply) -> Any:
 
 def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
     """The differences as the runner's findings: the same signatures and knobs
-    (``conformance.diagnosis``), so that what fit leaves unexplained groups into root causes
+    (``conformance.harness.diagnosis``), so that what fit leaves unexplained groups into root causes
     exactly as ``thousand verify`` groups its failures. One finding per check of a step."""
     found: dict[tuple[int, int, str], dict[str, Any]] = {}
     for d in differences:

@@ -1,5 +1,10 @@
 """The `thousand` command: one entry point, one module per group of subcommands.
 
+The top room of ``conformance``: it may import every other room. ``verify`` and ``report``
+live here because ``verify`` reaches both the harness and the oracle mode (``--rules``); the
+commands of the other rooms (fit, fuzz, compare, replay, coverage) are defined where their
+work is done and registered here.
+
 Each module in SUBCOMMAND_MODULES defines ``register(subparsers)``, which adds its
 subcommands and sets ``func`` (taking the parsed arguments, returning the exit code).
 """
@@ -8,20 +13,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
-from typing import Callable
+
+from conformance.terminal import silence_stdout
 
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "variants.new",  # new
-    "conformance.verify_cli",  # verify
-    "conformance.coverage",  # coverage
-    "conformance.compare",  # compare
-    "conformance.replay",  # replay
-    "conformance.report_cli",  # report
-    "conformance.fit",  # fit
-    "conformance.fuzz",  # fuzz
+    "conformance.cli.verify",  # verify
+    "conformance.rulesets.coverage",  # coverage
+    "conformance.rulesets.compare",  # compare
+    "conformance.rulesets.replay",  # replay
+    "conformance.cli.report",  # report
+    "conformance.oracle.fit",  # fit
+    "conformance.oracle.fuzz",  # fuzz
 )
 
 
@@ -30,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="thousand",
         description="Rule profiles, conformance runner and tools for the card game Thousand.",
-        epilog="Also: python -m mutants (the kill matrix), python -m conformance.generate [--check] "
+        epilog="Also: python -m mutants (the kill matrix), python -m conformance.oracle.generate [--check] "
                "(generated transcripts), thousand-reference (the reference implementation's protocol server). "
                "'thousand COMMAND --help' describes each command.",
     )
@@ -63,37 +68,3 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         silence_stdout()
         return 141
-
-
-def silence_stdout() -> None:
-    """The reader went away: point stdout at /dev/null so the interpreter's final flush of
-    what is still buffered does not raise a second BrokenPipeError at exit."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    except (OSError, ValueError):
-        pass
-
-
-def terminal_progress(tool: str) -> Callable[[str], None]:
-    """One updating line on stderr when it is a terminal; nothing otherwise (see ``clear_progress``)."""
-    if not sys.stderr.isatty():
-        return lambda text: None
-
-    def show(text: str) -> None:
-        sys.stderr.write(f"\r\033[K{tool}: {text[:150]}")
-        sys.stderr.flush()
-
-    return show
-
-
-def clear_progress() -> None:
-    """Erase the progress line, if there is one, before the output proper."""
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import variants
-from conformance.transcripts import CASES_DIR, Transcript, discover
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 
 def knob_values(rules: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """``section.knob`` -> value of resolved rules."""

@@ -8,7 +8,7 @@ against an implementation with that changed document, and the knob decides the c
 some check of the case (legal set, refusal, events, state) no longer holds.
 
 The replay speaks protocol v1 through an ``ask(command, **fields) -> reply`` callable, so
-this module never imports the reference: ``conformance.generate`` passes its subprocess,
+this module never imports the reference: ``conformance.oracle.generate`` passes its subprocess,
 and the tests pass the reference's server in-process (much faster).
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Mapping, Sequence
 
-from conformance.runner import DEFAULT_MATCH_STATE, same, state_differences, unmatched_event
+from conformance.harness.runner import DEFAULT_MATCH_STATE, same, state_differences, unmatched_event
 
 Ask = Callable[..., dict[str, Any]]
 Deals = Sequence[Mapping[str, Any]]

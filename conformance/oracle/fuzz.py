@@ -27,12 +27,12 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import yaml
 
-from conformance import observe, positions
-from conformance.cli import clear_progress, terminal_progress
-from conformance.fit import command_of, resolved_option
-from conformance.process import Answer, Posted, ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
-from conformance.transcripts import load
+from conformance.oracle import observe, positions
+from conformance.terminal import clear_progress, terminal_progress
+from conformance.oracle.fit import command_of, resolved_option
+from conformance.harness.process import Answer, Posted, ProtocolFailure
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance.corpus.transcripts import load
 
 RANKS, DECK = positions.RANKS, positions.DECK
 ENDED = ("deal_over", "match_over")
@@ -54,7 +54,7 @@ class Scenario:
 
     match: dict[str, Any]
     deals: tuple[Deal, ...]
-    position: str = ""  # what a position built for one rule lays out (conformance.positions); "" for random play
+    position: str = ""  # what a position built for one rule lays out (conformance.oracle.positions); "" for random play
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class Outcome:
 
 # --- random material ---------------------------------------------------------------------
 
-POSITION_SHARE = 0.25  # trials that play a position built for one rule (see conformance.positions)
+POSITION_SHARE = 0.25  # trials that play a position built for one rule (see conformance.oracle.positions)
 LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
 PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
 # how often a style declares a marriage it may declare: early trumps (the duties to trump),

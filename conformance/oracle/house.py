@@ -17,9 +17,9 @@ import fnmatch
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
-from conformance import observe
-from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CaseBug, Transcript
+from conformance.oracle import observe
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.corpus.transcripts import CaseBug, Transcript
 
 if TYPE_CHECKING:
     from variants import ResolvedProfile

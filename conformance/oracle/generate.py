@@ -1,6 +1,6 @@
 """Generated transcripts: seeded random legal play recorded from the reference implementation.
 
-``python -m conformance.generate [--check] [--per-profile N] [--profile P]``
+``python -m conformance.oracle.generate [--check] [--per-profile N] [--profile P]``
 
 For each bundled profile, N full deals are played through protocol v1 against the reference
 implementation, run as a subprocess (never imported): a seeded shuffle deals the cards and a
@@ -30,9 +30,9 @@ from typing import Any, Sequence
 
 import yaml
 
-from conformance.process import Implementation, ProtocolFailure
-from conformance.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, GENERATED_DIR
+from conformance.harness.process import Implementation, ProtocolFailure
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR
 
 RANKS = ("A", "10", "K", "Q", "J", "9")
 DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)  # the state's sort order
@@ -90,7 +90,7 @@ class Recorder:
         return {
             "id": f"{profile}/{number:03d}",
             "title": f"Random legal play, {profile}, deal {number}",
-            "description": "Recorded from the reference implementation by conformance/generate.py "
+            "description": "Recorded from the reference implementation by conformance/oracle/generate.py "
                            "(seeded shuffle, seeded choice among the sorted legal actions).",
             "profiles": [profile], "knobs": [], "generated": True,
             "deals": [{"dealer": dealer, "hands": hands, "talon": talon, "steps": steps, "expect": expect}],
@@ -145,7 +145,7 @@ def generate(names: Sequence[str], per_profile: int, command: Sequence[str], tim
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m conformance.generate", description=__doc__.split("\n\n")[1])
+    parser = argparse.ArgumentParser(prog="python -m conformance.oracle.generate", description=__doc__.split("\n\n")[1])
     parser.add_argument("--check", action="store_true", help="fail if any generated file differs or is missing")
     parser.add_argument("--per-profile", type=int, default=100, metavar="N", help="deals per profile (default 100)")
     parser.add_argument("--profile", action="append", default=[], metavar="P", help="only this profile (repeatable)")
@@ -197,7 +197,7 @@ def check(files: dict[Path, str], folder: Path) -> int:
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        print(f"{len(problems)} generated transcript(s) out of date; run python -m conformance.generate", file=sys.stderr)
+        print(f"{len(problems)} generated transcript(s) out of date; run python -m conformance.oracle.generate", file=sys.stderr)
         return 1
     print(f"{len(files)} generated transcripts up to date")
     return 0

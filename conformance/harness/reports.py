@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
-from conformance import diagnosis
-from conformance.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
+from conformance.harness import diagnosis
+from conformance.harness.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 
 SUITE_VERSION = 1  # protocol and transcript format version
 FAILING = frozenset({"fail", "error", "timeout"})  # outcomes an expected-failures list may excuse

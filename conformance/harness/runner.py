@@ -11,7 +11,7 @@ Each (case, profile) pair gets one outcome, kept apart as toml-test does:
 
 After a wrong answer the case goes on as long as the implementation accepts the
 transcript's actions, so one case reports every mismatch it meets (``--first-mismatch``
-stops at the first); each mismatch carries a signature and knobs (conformance.diagnosis).
+stops at the first); each mismatch carries a signature and knobs (conformance.harness.diagnosis).
 The runner never sends an expected value: it sends actions and asks for legal sets and state.
 """
 
@@ -25,10 +25,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
-from conformance import diagnosis, schemas
-from conformance.diagnosis import Finding
-from conformance.process import Implementation, Preencoded, ProtocolFailure
-from conformance.transcripts import CaseBug, Transcript, refusal_class
+from conformance.corpus import schemas
+from conformance.harness import diagnosis
+from conformance.harness.diagnosis import Finding
+from conformance.harness.process import Implementation, Preencoded, ProtocolFailure
+from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class
 
 OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "not_declared", "case_bug")
 # -I: isolated mode, so that a reference_impl/ folder in the current directory (or

@@ -5,7 +5,7 @@ Two parts:
 1. the knob differences, grouped by rule section (DESIGN.md), each value with the source
    or ruling its profile gives for it;
 2. the impact: every hand-written transcript that applies to one of the compared profiles
-   is replayed under each of them (conformance/replay.py); the transcripts whose result
+   is replayed under each of them (conformance/rulesets/replay.py); the transcripts whose result
    differs are listed with the numbers (``--all`` lists every one).
 
 Public functions for the site generator: ``compare_markdown(names)``,
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import variants
-from conformance.replay import (
+from conformance.rulesets.replay import (
     Replay, Replayer, ReplayError, differing_fields, legal_differences, markdown_table, resolved, show,
     text_table, hand_written_cases,
 )
-from conformance.transcripts import Transcript
+from conformance.corpus.transcripts import Transcript
 
 LEGAL_LINES_SHOWN = 5  # per transcript in the text and Markdown outputs; JSON has them all
 # the result field a transcript's one-line headline prefers, in order

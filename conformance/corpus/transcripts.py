@@ -6,7 +6,7 @@ was expected (quoting at most a short excerpt of the file), and ``discover`` tur
 ``CaseBug`` that the runner reports as a "case bug" outcome; the other cases still load.
 Files are read by ``variants.loader``, the reader profiles use too (YAML 1.2 core, no
 aliases, only regular files, bounded size). ``discover`` keeps the checked transcripts in a
-cache keyed by file content (``conformance.corpus_cache``), so a run does not parse and
+cache keyed by file content (``conformance.corpus.cache``), so a run does not parse and
 validate the whole corpus again.
 """
 
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from conformance import corpus_cache
+from conformance.corpus import cache as corpus_cache
 from variants.loader import MAX_TRANSCRIPT_BYTES, Marks, YamlError, clip, decode, excerpt, parse_document, read_bytes
 
-CONFORMANCE_DIR = Path(__file__).resolve().parent
+CONFORMANCE_DIR = Path(__file__).resolve().parent.parent  # the corpus folders stay at conformance/cases, /generated
 CASES_DIR = CONFORMANCE_DIR / "cases"
 GENERATED_DIR = CONFORMANCE_DIR / "generated"
 MAX_BYTES = MAX_TRANSCRIPT_BYTES
@@ -178,7 +178,7 @@ def best_problem(data: Any) -> tuple[tuple[Any, ...], str] | None:
     """
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
 
-    from conformance import schemas
+    from conformance.corpus import schemas
 
     error = best_match(schemas.transcript_validator().iter_errors(data))
     if error is None:

@@ -31,10 +31,11 @@ from typing import Any, Callable, Sequence
 import yaml
 
 import variants
-from conformance import diagnosis, observe, reports
-from conformance.cli import clear_progress, terminal_progress
-from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
+from conformance.harness import diagnosis, reports
+from conformance.oracle import observe
+from conformance.terminal import clear_progress, terminal_progress
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
 
 BEAM = 3  # candidates evaluated on every mismatching case per round

@@ -31,9 +31,9 @@ from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 import variants
-from conformance.process import Implementation, ProtocolFailure
-from conformance.runner import REFERENCE_COMMAND
-from conformance.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
+from conformance.harness.process import Implementation, ProtocolFailure
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 
 TIMEOUT = 10.0
 DEFAULT_MATCH_STATE: dict[str, Any] = {

@@ -37,7 +37,7 @@ FORMAT = 1
 FILE_NAME = "transcripts.json"
 MAX_ENTRIES = 5000  # about five corpora: old entries beyond this are dropped at the next save
 MAX_FILE_BYTES = 256 * 1024 * 1024
-_CHECKING_MODULES = ("conformance/transcripts.py", "conformance/corpus_cache.py")
+_CHECKING_MODULES = ("conformance/corpus/transcripts.py", "conformance/corpus/cache.py")
 
 
 def cache_folder() -> Path:
@@ -50,7 +50,7 @@ def cache_folder() -> Path:
 
 def _salt() -> str:
     digest = hashlib.sha256(f"{FORMAT} {yaml.__version__} {loader._Parser.__name__}".encode())
-    package_root = Path(__file__).resolve().parent.parent
+    package_root = Path(__file__).resolve().parents[2]
     sources = [package_root / name for name in _CHECKING_MODULES] + [Path(loader.__file__)]
     for path in sorted(SCHEMA_DIR.rglob("*.json")) + sources:
         digest.update(path.name.encode() + b"\0")

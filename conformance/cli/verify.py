@@ -20,11 +20,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from conformance import house as house_cases
-from conformance import process, reports, runner
-from conformance.cli import clear_progress, silence_stdout, terminal_progress
-from conformance.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
+from conformance.oracle import house as house_cases
+from conformance.harness import process, reports, runner
+from conformance.terminal import clear_progress, silence_stdout, terminal_progress
+from conformance.harness.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 
 if TYPE_CHECKING:  # variants is imported late: a one-case run should not pay for it
     from variants import ResolvedProfile
