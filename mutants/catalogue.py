@@ -170,19 +170,12 @@ def _must_beat_trumped() -> list[Patch]:
     return [wrap(MatchState, "_allowed_cards", make)]
 
 
-@mutant("trump-instead-of-following", "lets a player who holds the suit led play a trump instead", "play")
-def _trump_instead_of_following() -> list[Patch]:
-    def make(original: Callable[[MatchState, Mask], Mask]) -> Any:
-        def allowed(self: MatchState, hand: Mask) -> Mask:
-            found = original(self, hand)
-            led = self.trick[0][1].suit
-            if led == self.trump or not hand & SUIT_MASK[led]:
-                return found  # only a player holding a plain suit led is let off following it
-            return found | (hand & SUIT_MASK[self.trump]) if self.trump is not None else found
-
-        return allowed
-
-    return [wrap(MatchState, "_allowed_cards", make)]
+# The third public engine plays this on purpose (play.may_trump_instead); where the knob is
+# off, an engine that lets the trump through is wrong, and where it is on, one that refuses it.
+knob_mutant("trump-instead-of-following", "lets a player who holds the suit led play a trump instead "
+            "(ignores play.may_trump_instead: false)", "play", may_trump_instead=True)
+knob_mutant("trump-instead-refused", "makes a player holding the suit led follow it where play.may_trump_instead "
+            "allows a trump instead", "play", may_trump_instead=False)
 
 
 @mutant("last-trick-bonus", "adds 10 card points for the last trick, as in other games of the family", "scoring")
@@ -374,7 +367,12 @@ knob_mutant("contract-ceiling-on-ten-cards", "checks a raised contract on the te
             "talon", contract_ceiling_hand=_swap("kept_hand", "hand_with_talon"))
 
 
-@mutant("contract-raise-unchecked", "lets a raised contract go above the ceiling and the marriage rule", "talon.contract_raise")
+knob_mutant("contract-raise-capped-by-the-auction", "caps a raised contract by the auction's marriage rule and ceiling "
+            "where talon.contract_ceiling says only max_bid", "talon", contract_ceiling="auction")
+
+
+@mutant("contract-raise-unchecked", "lets a raised contract go above the ceiling and the marriage rule", "talon.contract_raise",
+        "talon.contract_ceiling")
 def _contract_raise_unchecked() -> list[Patch]:
     def make(original: Callable[..., Any]) -> Any:
         def refusal(self: MatchState, amount: int) -> Any:
@@ -473,6 +471,8 @@ knob_mutant("give-up-allowed-on-barrel", "lets a player on the barrel give up (i
             "giving_up", on_barrel=True)
 knob_mutant("give-up-refused-on-barrel", "refuses a give-up on the barrel where giving_up.on_barrel allows it",
             "giving_up", on_barrel=False)
+knob_mutant("give-up-at-one-moment-only", "offers the give-up only with the contract where giving_up.moment says either",
+            "giving_up", moment=lambda v: "with_contract" if v == "either" else v)
 knob_mutant("give-up-moment-swapped", "offers the give-up at the other moment (before the exchange vs with the contract)",
             "giving_up", moment=_swap("before_exchange", "with_contract"))
 
@@ -766,6 +766,25 @@ def _tie_break() -> list[Patch]:
 
     return [wrap(deal_end, "_match_end", make)]
 
+
+
+@mutant("tie-break-first-seat", "gives a shared finish to the first seat in seat order at the target, as a public engine "
+        "does (not a tie-break any table plays: DESIGN ruling 13)", "match_end.tie_break")
+def _tie_break_first_seat() -> list[Patch]:
+    def make(original: Callable[..., None]) -> Any:
+        def match_end(state: MatchState, outcome: Any, events: Events) -> None:
+            reached = [p for p in range(3) if deal_end._reaches(state, state.scores[p]) and deal_end._eligible(state, outcome, p)]
+            if len(reached) < 2:
+                original(state, outcome, events)
+                return
+            state.phase = "match_over"
+            state.next_dealer = None
+            state.winner = reached[0]
+            events.append({"type": "match_won", "player": reached[0]})
+
+        return match_end
+
+    return [wrap(deal_end, "_match_end", make)]
 
 
 # ================================================ variant axes: auction, talon, giving up, marriages, play

@@ -110,6 +110,7 @@ class TalonRules:
     contract_raise: bool
     contract_ceiling_hand: str
     contract_step: bool = True
+    contract_ceiling: str = "auction"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +140,7 @@ class PlayRules:
     beat_after_trump: bool = False
     must_undertrump: bool = True
     last_trick_bonus: int | None = None
+    may_trump_instead: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,6 +315,7 @@ def _talon(s: _Section) -> TalonRules:
         contract_raise=s.boolean("contract_raise"),
         contract_ceiling_hand=s.choice("contract_ceiling_hand", "kept_hand", "hand_with_talon", "auction_hand"),
         contract_step=s.boolean("contract_step"),
+        contract_ceiling=s.opt_choice("contract_ceiling", "auction", "auction", "none"),
     )
 
 
@@ -324,7 +327,7 @@ def _giving_up(s: _Section) -> GivingUpRules:
     return GivingUpRules(
         allowed=True,
         local_name=s.opt_choice("local_name", "give_up", "rospis", "concede", "bomb", "give_up"),
-        moment=s.choice("moment", "before_exchange", "with_contract"),
+        moment=s.choice("moment", "before_exchange", "with_contract", "either"),
         declarer_loses=s.choice("declarer_loses", "winning_bid", "nothing"),
         defender_gain=s.choice("defender_gain", "half_bid", "fixed"),
         defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
@@ -348,6 +351,7 @@ def _play(s: _Section) -> PlayRules:
         beat_after_trump=s.boolean("beat_after_trump"),
         must_undertrump=s.boolean("must_undertrump"),
         last_trick_bonus=s.opt_int("last_trick_bonus"),
+        may_trump_instead=s.opt_bool("may_trump_instead"),
     )
 
 

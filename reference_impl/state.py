@@ -518,9 +518,9 @@ class MatchState:
         assert declarer is not None
         if not g.allowed:
             return illegal("give_up_not_allowed", "giving up is not allowed under these rules")
-        wanted = "exchange" if g.moment == "before_exchange" else "contract"
-        if self.phase != wanted:
-            return illegal("give_up_not_allowed", f"giving up is allowed only in the {wanted} phase")
+        wanted = {"before_exchange": ("exchange",), "with_contract": ("contract",)}.get(g.moment, ("exchange", "contract"))
+        if self.phase not in wanted:
+            return illegal("give_up_not_allowed", f"giving up is allowed only in the {' or '.join(wanted)} phase")
         if self.rules.barrel.enabled and self.barrel[declarer].on and not g.on_barrel:
             return illegal("give_up_on_barrel", "a player on the barrel may not give up")
         if g.limit is not None and self.give_ups[declarer] >= g.limit:
@@ -580,14 +580,24 @@ class MatchState:
             return None  # ruling 3
         if not self.rules.talon.contract_raise:
             return illegal("contract_raise_not_allowed", f"the contract must equal the winning bid {bid}")
+        if self.rules.talon.contract_ceiling == "none":
+            top = self.rules.auction.max_bid  # the auction's marriage rule and ceiling bind bids only
+            return illegal("contract_above_ceiling", f"{amount} is above the maximum {top}") if amount > top else None
         return self._limit_refusal(amount, self._ceiling_hand(), "contract_above_ceiling", "contract_above_ceiling")
+
+    def _contract_top(self) -> int:
+        """The highest raise: the auction's limits on the ceiling hand, or only ``max_bid``
+        (``talon.contract_ceiling``)."""
+        if self.rules.talon.contract_ceiling == "none":
+            return self.rules.auction.max_bid
+        return self._limit_top(self._ceiling_hand())
 
     def _legal_contract(self) -> list[str]:
         bid = self.high_bid
         assert bid is not None
         actions = [f"contract {bid}"]
         if self.rules.talon.contract_raise:
-            top = self._limit_top(self._ceiling_hand())
+            top = self._contract_top()
             actions += amount_actions(self.rules.auction, "contract", self._next_on_grid(bid), top)
         if self._give_up_refusal() is None:
             actions.append("give_up")
@@ -640,7 +650,17 @@ class MatchState:
         led = self.trick[0][1].suit
         same = hand & SUIT_MASK[led]
         if same:
-            return (p.must_beat and self._beating(same, led, p.beat_after_trump)) or same
+            following = (p.must_beat and self._beating(same, led, p.beat_after_trump)) or same
+            trump = self.trump
+            if p.may_trump_instead and trump is not None and trump != led:
+                # a trump instead of following: the trumps a player void in the suit led may play
+                return following | (self._void_allowed(hand) & SUIT_MASK[trump])
+            return following
+        return self._void_allowed(hand)
+
+    def _void_allowed(self, hand: Mask) -> Mask:
+        """The cards a follower void in the suit led may play (trump, overtrump, undertrump)."""
+        p = self.rules.play
         trump = self.trump
         if trump is not None and p.must_trump:
             trumps = hand & SUIT_MASK[trump]
@@ -708,7 +728,7 @@ class MatchState:
         if self._allowed_cards(hand) & c.bit:
             return None
         led = self.trick[0][1].suit
-        if c.suit != led and hand & SUIT_MASK[led]:
+        if c.suit != led and hand & SUIT_MASK[led] and not (self.rules.play.may_trump_instead and c.suit == self.trump):
             return illegal("must_follow_suit", f"{c} does not follow the suit led ({led})")
         if c.suit == led:
             return illegal("must_beat", f"{c} does not beat the winning card when a higher card of {led} is held")

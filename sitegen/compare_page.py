@@ -39,6 +39,7 @@ QUESTIONS = {
     "auction.ceiling": "The highest bid allowed, counted from the marriages held.",
     "talon.shown": "When the talon is shown to everyone.",
     "giving_up.moment": "When the declarer may give up.",
+    "talon.contract_ceiling": "What limits a raised contract.",
     "giving_up.half_bid_rounding": "How half the bid is rounded when a give-up pays half.",
     "marriages.declaration": "How a marriage is declared.",
     "bolts.every": "Which bolt costs the penalty (every N-th).",

@@ -91,6 +91,10 @@ SENTENCES: dict[str, Sentence] = {
     "talon.contract_step": _yes_no("After giving cards the declarer fixes the contract.", "There is no contract step: the winning bid is the contract."),
     "talon.shown_from_bid": lambda v, r: f"When the talon's showing depends on the bid, it is shown from a winning bid of {v}.",
     "talon.contract_raise": _yes_no("The declarer may raise the contract above the winning bid.", "The contract is the winning bid; no raise."),
+    "talon.contract_ceiling": _choice(
+        auction="A raise obeys the limits of the auction (the marriage rule and the marriages held).",
+        none="A raise is limited only by the maximum bid: the marriage rule and the marriages held limit bids only.",
+    ),
     "talon.contract_ceiling_hand": _choice(
         kept_hand="A raise is limited by the marriages in the 8 cards the declarer keeps.",
         hand_with_talon="A raise is limited by the marriages in the 10 cards with the talon.",
@@ -101,6 +105,7 @@ SENTENCES: dict[str, Sentence] = {
     "giving_up.moment": _choice(
         before_exchange="Giving up happens after taking the talon, instead of giving cards.",
         with_contract="Giving up happens after giving cards, instead of fixing the contract.",
+        either="Giving up happens either instead of giving cards or, after giving them, instead of fixing the contract.",
     ),
     "giving_up.declarer_loses": _choice(winning_bid="The declarer who gives up loses the winning bid.", nothing="The declarer who gives up loses nothing by it."),
     "giving_up.defender_gain": _choice(half_bid="Each defender gains half the winning bid.", fixed="Each defender gains a fixed amount."),
@@ -118,6 +123,7 @@ SENTENCES: dict[str, Sentence] = {
     "giving_up.on_barrel": _yes_no("A player on the barrel may give up.", "A player on the barrel may not give up."),
     "play.first_lead": _choice(declarer="The declarer leads to the first trick."),
     "play.must_trump": _yes_no("A player void in the suit led must trump if able.", "A player void in the suit led may discard freely."),
+    "play.may_trump_instead": _yes_no("A player holding the suit led may play a trump instead of following.", "A player holding the suit led must follow it."),
     "play.must_beat": _yes_no("A player following suit must beat the winning card of that suit if able.", "There is no duty to beat."),
     "play.must_overtrump": _yes_no("A player who must trump must overtrump a winning trump if able.", "There is no duty to overtrump."),
     "play.overtrump_against": _choice(anyone="The duty to overtrump holds whoever's trump is winning.", declarer="The duty to overtrump holds only against the declarer's trump."),
