@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 from reference_impl import deal_end
 from reference_impl.actions import Give, Pass
-from reference_impl.cards import PARTNER, SUITS, Card, card
+from reference_impl.cards import NINES, PARTNER, SUIT_MASK, SUITS, Card, Mask, card
 from reference_impl.rules import Rules
 from reference_impl.scoring import round_score
 from reference_impl.state import MatchState
@@ -82,9 +82,22 @@ def _swap(one: str, other: str) -> Callable[[str], str]:
 # ===================================================================== cards
 
 
+def _ranked(order: tuple[str, ...]) -> list[Patch]:
+    """Every card ranked by ``order`` (strongest first): its strength and the mask of the cards
+    of its suit that beat it, which is what the engine compares."""
+    patches = []
+    for suit in SUITS:
+        above = 0
+        for n, rank in enumerate(order):
+            c = card(rank + suit)
+            patches += [setting(c, "strength", len(order) - 1 - n), setting(c, "stronger", above)]
+            above |= c.bit
+    return patches
+
+
 @mutant("ten-below-king", "ranks the ten below the king (A K 10 Q J 9)", "play")
 def _ten_below_king() -> list[Patch]:
-    return [setting(card("10" + s), "strength", 3) for s in SUITS] + [setting(card("K" + s), "strength", 4) for s in SUITS]
+    return _ranked(("A", "K", "10", "Q", "J", "9"))
 
 
 @mutant("king-queen-points-swapped", "counts the king 3 and the queen 4 card points", "scoring")
@@ -129,11 +142,11 @@ knob_mutant("must-overtrump-added", "makes a trumping player overtrump where pla
 
 @mutant("must-beat-not-on-trump-lead", "drops the duty to beat when trumps are led (ruling 4)", "play.must_beat")
 def _must_beat_not_on_trump_lead() -> list[Patch]:
-    def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
-        def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
+    def make(original: Callable[[MatchState, Mask], Mask]) -> Any:
+        def allowed(self: MatchState, hand: Mask) -> Mask:
             led = self.trick[0][1].suit
-            if self.rules.play.must_beat and led == self.trump and any(c.suit == led for c in hand):
-                return [c for c in hand if c.suit == led]
+            if self.rules.play.must_beat and led == self.trump and hand & SUIT_MASK[led]:
+                return hand & SUIT_MASK[led]
             return original(self, hand)
 
         return allowed
@@ -143,13 +156,13 @@ def _must_beat_not_on_trump_lead() -> list[Patch]:
 
 @mutant("must-beat-a-trumped-trick", "still makes a follower beat the suit led after the trick is trumped", "play.must_beat")
 def _must_beat_trumped() -> list[Patch]:
-    def make(original: Callable[[MatchState, list[Card]], list[Card]]) -> Any:
-        def allowed(self: MatchState, hand: list[Card]) -> list[Card]:
+    def make(original: Callable[[MatchState, Mask], Mask]) -> Any:
+        def allowed(self: MatchState, hand: Mask) -> Mask:
             led = self.trick[0][1].suit
-            same = [c for c in hand if c.suit == led]
+            same = hand & SUIT_MASK[led]
             if self.rules.play.must_beat and same:
                 top = max((c for _, c in self.trick if c.suit == led), key=lambda c: c.strength)
-                return [c for c in same if c.strength > top.strength] or same
+                return same & top.stronger or same
             return original(self, hand)
 
         return allowed
@@ -198,10 +211,10 @@ knob_mutant("four-aces-where-off", "scores four aces (200) where marriages.four_
 @mutant("marriage-without-partner", "accepts a marriage declared with only the king or the queen in hand", "marriages")
 def _marriage_without_partner() -> list[Patch]:
     def make(original: Callable[..., Any]) -> Any:
-        def refusal(self: MatchState, hand: list[Card], action: Any) -> Any:
+        def refusal(self: MatchState, hand: Mask, action: Any) -> Any:
             c = action.card
-            if action.declare == "marriage" and c.rank in ("K", "Q") and PARTNER[c] not in hand:
-                hand = hand + [PARTNER[c]]
+            if action.declare == "marriage" and c.rank in ("K", "Q") and not hand & PARTNER[c].bit:
+                hand |= PARTNER[c].bit
             return original(self, hand, action)
 
         return refusal
@@ -236,7 +249,7 @@ def _undeclared_marriage() -> list[Patch]:
 @mutant("second-marriage-keeps-trump", "lets only the first marriage of a deal set trumps", "marriages")
 def _second_marriage_keeps_trump() -> list[Patch]:
     def make(original: Callable[..., None]) -> Any:
-        def declare(self: MatchState, player: int, hand: list[Card], action: Any, events: Events) -> None:
+        def declare(self: MatchState, player: int, hand: Mask, action: Any, events: Events) -> None:
             before, start = self.trump, len(events)
             original(self, player, hand, action, events)
             if before is not None:
@@ -326,8 +339,8 @@ knob_mutant("max-bid-ignored", "accepts bids and contracts above auction.max_bid
 @mutant("ceiling-counts-talon-marriage", "counts a marriage hoped for from the talon in the auction's limits", "auction.ceiling")
 def _ceiling_counts_talon() -> list[Patch]:
     def make(original: Callable[..., tuple[bool, int]]) -> Any:
-        def worth(self: MatchState, hand: list[Card]) -> tuple[bool, int]:
-            return original(self, list(hand) + (self.talon if self.phase == "auction" else []))
+        def worth(self: MatchState, hand: Mask) -> tuple[bool, int]:
+            return original(self, hand | (self.talon if self.phase == "auction" else 0))
 
         return worth
 
@@ -696,7 +709,7 @@ def _three_nines() -> list[Patch]:
     def make(original: Callable[..., bool]) -> Any:
         def qualifies(self: MatchState, player: int | None, rule: Any) -> bool:
             if rule.condition == "four_nines" and player is not None:
-                return sum(1 for c in self.hands[player] if c.rank == "9") >= 3
+                return (self.hands[player] & NINES).bit_count() >= 3
             return original(self, player, rule)
 
         return qualifies

@@ -1,8 +1,14 @@
-"""Cards of the 24-card pack: codes, ranks, points, sorting, and a seeded deal.
+"""Cards of the 24-card pack: codes, ranks, points, hands as bit masks, and a seeded deal.
 
 A card code is rank then suit (``AS``, ``10H``, ``QD``, ``9C``), as DESIGN.md fixes it.
 Every card is interned: ``Card.parse`` returns one shared instance per code, so cards
 compare and hash cheaply in the engine's hot path.
+
+A set of cards (a hand, the talon) is a 24-bit mask, one bit per card in the state's
+order (suit S, C, D, H, then rank A..9): card ``n`` of that order is bit ``n``, and each
+suit is a block of six bits, strongest card lowest. Tables built once here turn a mask
+back into cards, codes or action strings, so the engine never builds throw-away lists to
+ask "does this hand hold a marriage" or "which cards may follow".
 """
 
 from __future__ import annotations
@@ -15,19 +21,22 @@ from .errors import MalformedActionError
 SUITS: tuple[str, ...] = ("S", "C", "D", "H")
 RANKS: tuple[str, ...] = ("A", "10", "K", "Q", "J", "9")
 RANK_POINTS: dict[str, int] = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
+Mask = int  # a set of cards: bit n is card n of DECK
 
 
 class Card:
-    """One card: rank, suit, card points and a strength inside its suit."""
+    """One card: rank, suit, card points, its place in the pack and which cards beat it."""
 
-    __slots__ = ("rank", "suit", "points", "strength", "code", "sort_key")
+    __slots__ = ("rank", "suit", "points", "strength", "code", "sort_key", "bit", "stronger")
 
     rank: str
     suit: str
     points: int
     strength: int  # higher wins inside a suit: A=5 ... 9=0
     code: str
-    sort_key: int  # suit S, C, D, H, then rank A..9
+    sort_key: int  # suit S, C, D, H, then rank A..9: the card's place in DECK
+    bit: Mask  # 1 << sort_key: the card as a one-card mask
+    stronger: Mask  # the cards of its suit that beat it (the engine's only ranking)
 
     def __init__(self, rank: str, suit: str) -> None:
         self.rank = rank
@@ -36,6 +45,8 @@ class Card:
         self.strength = len(RANKS) - 1 - RANKS.index(rank)
         self.code = rank + suit
         self.sort_key = SUITS.index(suit) * len(RANKS) + RANKS.index(rank)
+        self.bit = 1 << self.sort_key
+        self.stronger = (self.bit - 1) & SUIT_MASK[suit]  # the lower bits of its suit's block
 
     @staticmethod
     def parse(code: str) -> Card:
@@ -58,12 +69,60 @@ class Card:
         return (Card.parse, (self.code,))
 
 
+SUIT_MASK: dict[str, Mask] = {suit: 0b111111 << (6 * n) for n, suit in enumerate(SUITS)}
 DECK: tuple[Card, ...] = tuple(Card(rank, suit) for suit in SUITS for rank in RANKS)
 _BY_CODE: dict[str, Card] = {card.code: card for card in DECK}
 PARTNER: dict[Card, Card] = {}
 for _suit in SUITS:
     PARTNER[_BY_CODE["K" + _suit]] = _BY_CODE["Q" + _suit]
     PARTNER[_BY_CODE["Q" + _suit]] = _BY_CODE["K" + _suit]
+
+
+def _rank_mask(rank: str) -> Mask:
+    return sum(c.bit for c in DECK if c.rank == rank)
+
+
+NINES, JACKS, ACES = _rank_mask("9"), _rank_mask("J"), _rank_mask("A")
+MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + suit].bit for suit in SUITS}
+
+# Per suit, for each of the 64 six-bit patterns of its block: the cards in the state's order,
+# and the "play C" strings sorted as strings (the order of a legal list).
+_BLOCKS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
+    tuple(tuple(DECK[6 * s + r] for r in range(6) if pattern >> r & 1) for pattern in range(64)) for s in range(4)
+)
+_PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
+    tuple(tuple(sorted("play " + c.code for c in block)) for block in suit) for suit in _BLOCKS
+)
+
+
+def mask_of(hand: Iterable[Card]) -> Mask:
+    """The mask of some cards."""
+    mask = 0
+    for c in hand:
+        mask |= c.bit
+    return mask
+
+
+def cards_of(mask: Mask) -> list[Card]:
+    """The cards of a mask, in the state's order."""
+    return [*_BLOCKS[0][mask & 63], *_BLOCKS[1][mask >> 6 & 63], *_BLOCKS[2][mask >> 12 & 63], *_BLOCKS[3][mask >> 18 & 63]]
+
+
+def codes_of(mask: Mask) -> list[str]:
+    """The codes of a mask's cards, in the state's order."""
+    return [c.code for c in cards_of(mask)]
+
+
+def play_actions(mask: Mask) -> list[str]:
+    """``play C`` for every card of the mask, sorted as strings."""
+    plays = [*_PLAYS[0][mask & 63], *_PLAYS[1][mask >> 6 & 63], *_PLAYS[2][mask >> 12 & 63], *_PLAYS[3][mask >> 18 & 63]]
+    plays.sort()  # within a suit they are sorted already: only a hand of several suits is reordered
+    return plays
+
+
+def points_of(mask: Mask) -> int:
+    """The card points of a mask's cards."""
+    return sum(c.points for c in cards_of(mask))
 
 
 def card(code: str) -> Card:

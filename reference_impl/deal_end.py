@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .scoring import Number, number, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
+from .scoring import Number, number, whole, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
 
 if TYPE_CHECKING:
     from .state import Event, MatchState
@@ -45,31 +45,31 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     total = round_score(points[declarer], scoring.declarer_rounding)
     made = total >= contract
     outcome = DealOutcome("played", declarer, contract, made, points, _occupants(state))
-    deltas = [Fraction(0)] * 3
+    deltas: list[Number] = [0, 0, 0]
     deltas[declarer] = _declarer_result(state, outcome, total)
-    share = Fraction(0) if made else _failed_contract_share(scoring.failed_contract_points, contract)
+    share = 0 if made else _failed_contract_share(scoring.failed_contract_points, contract)
     for p in _defenders(declarer):
         deltas[p] = _defending(state, p, round_score(points[p], scoring.defender_rounding) + share)
     _finish(state, outcome, deltas, events)
 
 
-def _declarer_result(state: MatchState, outcome: DealOutcome, total: Fraction) -> Fraction:
+def _declarer_result(state: MatchState, outcome: DealOutcome, total: Number) -> Number:
     """+contract (or the total, per scoring.declarer_scores) when made, else -contract.
 
     barrel.failed_contract: stay keeps a failing occupant's score where it is.
     """
     if outcome.made:
-        return total if state.rules.scoring.declarer_scores == "total" else Fraction(outcome.contract)
+        return total if state.rules.scoring.declarer_scores == "total" else outcome.contract
     if outcome.declarer in outcome.occupants and state.rules.barrel.failed_contract == "stay":
-        return Fraction(0)
-    return Fraction(-outcome.contract)
+        return 0
+    return -outcome.contract
 
 
-def _failed_contract_share(kind: str, contract: int) -> Fraction:
+def _failed_contract_share(kind: str, contract: int) -> Number:
     """What each defender gains from a failed contract (scoring.failed_contract_points)."""
     if kind == "split_among_defenders":
-        return Fraction(contract, 2)
-    return Fraction(contract) if kind == "each_defender" else Fraction(0)
+        return whole(Fraction(contract, 2))
+    return contract if kind == "each_defender" else 0
 
 
 def score_given_up(state: MatchState, events: list[Event]) -> None:
@@ -79,7 +79,7 @@ def score_given_up(state: MatchState, events: list[Event]) -> None:
     rules = state.rules.giving_up
     count = state.give_ups[declarer]
     outcome = DealOutcome("given_up", declarer, bid, False, [0, 0, 0], _occupants(state))
-    deltas = [Fraction(0)] * 3
+    deltas: list[Number] = [0, 0, 0]
     deltas[declarer] = -give_up_declarer_loss(rules, bid, count)
     if count >= rules.defenders_paid_from:
         gain = give_up_defender_gain(rules, bid)
@@ -98,17 +98,17 @@ def _occupants(state: MatchState) -> list[int]:
     return [p for p in range(3) if state.barrel[p].on]
 
 
-def _defending(state: MatchState, player: int, gain: Fraction) -> Fraction:
+def _defending(state: MatchState, player: int, gain: Number) -> Number:
     """Defending points after the barrel's suspension and the 800 rule."""
     barrel = state.rules.barrel
     if barrel.enabled and barrel.defender_points == "suspended" and state.barrel[player].on:
-        return Fraction(0)
+        return 0
     return locked_defender_gain(state.rules.defender_lock, state.scores[player], gain)
 
 
-def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Fraction], events: list[Event]) -> None:
+def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Number], events: list[Event]) -> None:
     for p in range(3):
-        state.scores[p] += deltas[p]
+        state.scores[p] = whole(state.scores[p] + deltas[p])
     _nines_bonus(state, events)
     _bolts(state, outcome, events)
     if state.rules.barrel.enabled:
@@ -196,18 +196,18 @@ def _eligible(state: MatchState, outcome: DealOutcome, p: int) -> bool:
     return state.rules.match_end.defenders_can_win
 
 
-def _reaches(state: MatchState, score: Fraction) -> bool:
+def _reaches(state: MatchState, score: Number) -> bool:
     """Does the score win by its size (match_end.over_target: reach, or exactly the target)?"""
     target = state.rules.match_end.target
     return score == target if state.rules.match_end.over_target == "exact_only" else score >= target
 
 
-def _capped(state: MatchState, score: Fraction) -> Fraction:
+def _capped(state: MatchState, score: Number) -> Number:
     """A score on the barrel per barrel.arrival_cap (a score at the target that did not win is capped too)."""
     barrel = state.rules.barrel
     if barrel.arrival_cap == "uncapped" and score < state.rules.match_end.target:
         return score
-    return min(score, Fraction(barrel.threshold))
+    return min(score, barrel.threshold)
 
 
 def _wins_from_barrel(state: MatchState, outcome: DealOutcome, p: int) -> bool:
@@ -282,7 +282,7 @@ def _barrel_arrivals(state: MatchState, outcome: DealOutcome, events: list[Event
         _leave(state, p, "fell_back", barrel.knock_off_penalty, events)
 
 
-def _falling_back(arrivals: list[int], totals: dict[int, Fraction], places: int, rule: str) -> list[int]:
+def _falling_back(arrivals: list[int], totals: dict[int, Number], places: int, rule: str) -> list[int]:
     """The arrivals that do not fit in ``places`` (barrel.arrivals_over_limit)."""
     if len(arrivals) <= places:
         return []
@@ -302,7 +302,7 @@ def _failed_visit_reset(state: MatchState, events: list[Event]) -> None:
     for p in range(3):
         if state.barrel[p].failed_visits >= reset:
             state.barrel[p].failed_visits = 0
-            state.scores[p] = Fraction(0)
+            state.scores[p] = 0
             events.append({"type": "score_reset", "player": p})
 
 
@@ -316,7 +316,7 @@ def _dump(state: MatchState, events: list[Event]) -> None:
     for p in range(3):
         score = state.scores[p]
         if score == dump.score or (dump.negative and score == -dump.score):
-            state.scores[p] = Fraction(0)
+            state.scores[p] = 0
             events.append({"type": "dump", "player": p})
 
 

@@ -7,11 +7,18 @@ understood gets an ``errored`` reply, with its seq when that can be read, and th
 is served: stdin is read as bytes and each line decoded on its own (invalid UTF-8 costs
 one line), lines are bounded (MAX_LINE), integers too (MAX_DIGITS), deep nesting is caught,
 and ``true`` is not 1 for ``seq`` or ``version``. The server never crashes on input.
+
+It offers the ``batch`` extension (docs/protocol.md "Extensions"): one request carrying a
+case's requests (``match``, ``deal``, ``legal``, ``apply``, ``state``) answered with all
+their replies at once, the states after the first as their changed fields only, and a
+``match`` may name its profile document by a key given with it once, so that an oracle
+replaying thousands of cases pays neither a round trip per step nor a document per case.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import re
 import sys
@@ -22,6 +29,9 @@ from .rules import Rules
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
+EXTENSIONS = ["batch"]  # declared in the start reply (docs/protocol.md "Extensions")
+BATCHED = ("match", "deal", "legal", "apply", "state")  # the commands a batch may carry
+MAX_DOCUMENTS = 256  # rules kept by document key, the least recently used dropped first
 # What ``start`` declares: "any", or the list of profiles given with --declare (an engine that
 # plays a few named rule sets declares them so; two of the public adapters do).
 DECLARED: str | list[str] = "any"
@@ -112,6 +122,7 @@ class Server:
     def __init__(self) -> None:
         self.state: MatchState | None = None
         self.stopped = False
+        self.documents: collections.OrderedDict[str, Rules] = collections.OrderedDict()
         self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
             "start": self.start,
             "match": self.match,
@@ -119,6 +130,7 @@ class Server:
             "legal": self.legal,
             "apply": self.apply,
             "state": self.observe,
+            "batch": self.batch,
             "stop": self.stop,
         }
 
@@ -130,18 +142,21 @@ class Server:
         seq = request.get("seq")
         if type(seq) is not int or abs(seq) > MAX_INT:  # bool is not an integer here
             return {"seq": None, "errored": {"message": f"seq: expected an integer, got {_excerpt(seq)}"}}
+        return {"seq": seq, **self._answer(request, self.handlers)}
+
+    def _answer(self, request: Mapping[str, Any], handlers: Mapping[str, Callable[[Mapping[str, Any]], dict[str, Any]]]) -> dict[str, Any]:
+        """The reply to one request (without its seq): ``errored`` when it cannot be carried out."""
         command = request.get("cmd")
-        handler = self.handlers.get(command) if isinstance(command, str) else None
+        handler = handlers.get(command) if isinstance(command, str) else None
         if handler is None:
-            known = ", ".join(self.handlers)
-            return {"seq": seq, "errored": {"message": f"unknown cmd {_excerpt(command)}: expected one of {known}"}}
+            known = ", ".join(handlers)
+            return {"errored": {"message": f"unknown cmd {_excerpt(command)}: expected one of {known}"}}
         try:
-            reply = handler(request)
+            return handler(request)
         except (ProtocolError, EngineError) as exc:
-            return {"seq": seq, "errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
+            return {"errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
         except Exception as exc:  # noqa: BLE001 - the server must answer, never crash
-            return {"seq": seq, "errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
-        return {"seq": seq, **reply}
+            return {"errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
 
     @staticmethod
     def _seq_anyway(line: str | bytes) -> int | None:
@@ -161,17 +176,41 @@ class Server:
         version = request.get("version")
         if type(version) is not int or version != PROTOCOL_VERSION:  # true is not 1
             raise ProtocolError(f"protocol version {_excerpt(version)} is not supported: expected {PROTOCOL_VERSION}")
-        return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": DECLARED}
+        return {"version": PROTOCOL_VERSION, "implementation": dict(IMPLEMENTATION), "profiles": DECLARED,
+                "extensions": list(EXTENSIONS)}
 
     def match(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        document = HOUSE_DOCUMENT if HOUSE_DOCUMENT is not None else request.get("document")
-        if not isinstance(document, Mapping):
-            raise ProtocolError("match: expected 'document', the resolved profile (this implementation accepts any)")
         state = request.get("state")
         if state is not None and not isinstance(state, Mapping):
             raise ProtocolError("match: 'state' must be an object {scores, bolts, give_ups, barrel}")
-        self.state = MatchState(Rules.from_document(document), state)
+        self.state = MatchState(self._rules(request), state)
         return {"ok": True}
+
+    def _rules(self, request: Mapping[str, Any]) -> Rules:
+        """The rules of a ``match``: from its document, or from the one sent earlier under its
+        ``document_key`` (the batch extension); a document given with a key is kept under it."""
+        key = request.get("document_key")
+        if key is not None and not isinstance(key, str):
+            raise ProtocolError(f"match: 'document_key' must be a string, got {_excerpt(key)}")
+        if HOUSE_DOCUMENT is not None:  # read once: the same house rules for every match
+            if "--rules" not in self.documents:
+                self.documents["--rules"] = Rules.from_document(HOUSE_DOCUMENT)
+            return self.documents["--rules"]
+        document = request.get("document")
+        if document is None and key is not None:
+            rules = self.documents.get(key)
+            if rules is None:
+                raise ProtocolError(f"match: unknown document_key {_excerpt(key)}: send the document with it first")
+            self.documents.move_to_end(key)
+            return rules
+        if not isinstance(document, Mapping):
+            raise ProtocolError("match: expected 'document', the resolved profile (this implementation accepts any)")
+        rules = Rules.from_document(document)
+        if key is not None:
+            self.documents[key] = rules
+            while len(self.documents) > MAX_DOCUMENTS:
+                self.documents.popitem(last=False)
+        return rules
 
     def deal(self, request: Mapping[str, Any]) -> dict[str, Any]:
         state = self._match()
@@ -197,6 +236,32 @@ class Server:
     def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self.stopped = True
         return {"ok": True}
+
+    def batch(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Every request of ``requests`` in order, their replies in one list; the first
+        ``errored`` reply is the last (nothing after it is carried out). With ``states:
+        "changes"`` a ``state`` reply after the first holds only the fields whose value differs
+        from the previous state reply of the batch, as ``{"changes": {...}}``."""
+        requests = request.get("requests")
+        if not isinstance(requests, list):
+            raise ProtocolError(f"batch: expected 'requests', a list of requests, got {_excerpt(requests)}")
+        mode = request.get("states", "full")
+        if mode not in ("full", "changes"):
+            raise ProtocolError(f"batch: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
+        handlers = {name: self.handlers[name] for name in BATCHED}
+        replies: list[dict[str, Any]] = []
+        previous: dict[str, Any] | None = None
+        for item in requests:
+            reply = self._answer(item, handlers) if isinstance(item, dict) else {"errored": {"message": "batch: a request must be an object"}}
+            if mode == "changes" and "state" in reply:
+                state = reply["state"]
+                if previous is not None:
+                    reply = {"changes": {name: value for name, value in state.items() if previous.get(name) != value}}
+                previous = state
+            replies.append(reply)
+            if "errored" in reply:
+                break
+        return {"replies": replies}
 
 
 def read_lines(stream: BinaryIO | TextIO, before_wait: Callable[[], None] = lambda: None) -> Iterator[str | bytes | None]:

@@ -10,22 +10,20 @@ exactly as it was.
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from . import deal_end
 from .actions import Bid, Contract, Give, GiveUp, NoRedeal, Pass, Play, Redeal, parse_action
-from .cards import DECK, PARTNER, Card, card_points, sorted_cards
+from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, cards_of, codes_of, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
-from .rules import RedealRule, Rules
-from .scoring import number
+from .rules import AuctionRules, RedealRule, Rules
+from .scoring import Number, number, whole
 
 Event = dict[str, Any]
 PLAYERS = (0, 1, 2)
-_NINES = frozenset(c for c in DECK if c.rank == "9")
-_JACKS = frozenset(c for c in DECK if c.rank == "J")
-_ACES = frozenset(c for c in DECK if c.rank == "A")
 
 
 @dataclass
@@ -40,12 +38,12 @@ class BarrelSeat:
         return {"on": self.on, "attempts": self.attempts, "failed_visits": self.failed_visits}
 
 
-def to_fraction(value: Any, where: str) -> Fraction:
-    """A JSON number (or a "p/q" string) as an exact Fraction."""
+def to_fraction(value: Any, where: str) -> Number:
+    """A JSON number (or a "p/q" string) as an exact number: an int, or a Fraction for a half."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise EngineError(f"{where}: expected a number, got {value!r}")
     try:
-        return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+        return whole(Fraction(str(value)) if isinstance(value, float) else Fraction(value))
     except (ValueError, ZeroDivisionError) as exc:
         raise EngineError(f"{where}: expected a number, got {value!r}") from exc
 
@@ -54,12 +52,16 @@ def illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
 
 
+def _wrong_phase(action: object, wanted: str, phase: str) -> IllegalActionError:
+    return illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
+
+
 class MatchState:
     """A match under one profile's rules, with the deal in progress."""
 
     def __init__(self, rules: Rules, match: Mapping[str, Any] | None = None) -> None:
         self.rules = rules
-        self.scores: list[Fraction] = [Fraction(0)] * 3
+        self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
         self.barrel = [BarrelSeat(), BarrelSeat(), BarrelSeat()]
@@ -91,8 +93,8 @@ class MatchState:
     def _clear_deal(self, dealer: int | None) -> None:
         self.dealer = dealer
         self.next_dealer: int | None = None
-        self.hands: list[list[Card]] = [[], [], []]
-        self.talon: list[Card] = []
+        self.hands: list[Mask] = [0, 0, 0]
+        self.talon: Mask = 0
         self.talon_shown = False
         self.auction: list[tuple[int, str]] = []
         self.passed = [False, False, False]
@@ -101,8 +103,8 @@ class MatchState:
         self.to_act: int | None = None
         self.declarer: int | None = None
         self.contract: int | None = None
-        self.auction_hand: list[Card] = []
-        self.talon_hand: list[Card] = []
+        self.auction_hand: Mask = 0  # the declarer's hand as the auction ended
+        self.talon_hand: Mask = 0  # the same with the talon joined
         self.claim_window: str | None = None
         self.claim_queue: list[int] = []
         self.trump: str | None = None
@@ -126,11 +128,11 @@ class MatchState:
             raise EngineError(f"a deal is in progress (phase {self.phase}): finish it before dealing again")
         if isinstance(dealer, bool) or dealer not in PLAYERS:
             raise DealError(f"dealer: expected a seat 0, 1 or 2, got {dealer!r}")
-        parsed_hands, parsed_talon = _parse_deal(hands, talon)
+        dealt_hands, dealt_talon = _parse_deal(hands, talon)
         self._clear_deal(dealer)
-        self.hands = [sorted_cards(h) for h in parsed_hands]
-        self.talon = sorted_cards(parsed_talon)
-        self.nines_holder = next((p for p in PLAYERS if _NINES <= set(self.hands[p])), None)
+        self.hands = dealt_hands
+        self.talon = dealt_talon
+        self.nines_holder = next((p for p in PLAYERS if self.hands[p] & NINES == NINES), None)
         self.phase = "auction"
         events: list[Event] = []
         self._open_window("before_bidding", events)
@@ -147,13 +149,13 @@ class MatchState:
         """Every legal action string for the player to act, sorted."""
         phase = self.phase
         if phase == "play":
-            return sorted(self._legal_plays())
+            return self._legal_plays()
         if phase == "auction":
             return sorted(self._legal_auction())
         if phase == "claim":
             return ["no_redeal", "redeal"]
         if phase == "exchange":
-            return sorted(self._legal_exchange())
+            return self._legal_exchange()  # sorted as generated
         if phase == "contract":
             return sorted(self._legal_contract())
         return []
@@ -167,16 +169,20 @@ class MatchState:
                 raise illegal("match_over", "the match is over")
             events: list[Event] = []
             if isinstance(parsed, Play):
-                self._require(phase, "play", parsed)
+                if phase != "play":
+                    raise _wrong_phase(parsed, "play", phase)
                 self._play(parsed, events)
             elif isinstance(parsed, (Bid, Pass)):
-                self._require(phase, "auction", parsed)
+                if phase != "auction":
+                    raise _wrong_phase(parsed, "auction", phase)
                 self._bid(parsed, events)
             elif isinstance(parsed, Give):
-                self._require(phase, "exchange", parsed)
+                if phase != "exchange":
+                    raise _wrong_phase(parsed, "exchange", phase)
                 self._give(parsed, events)
             elif isinstance(parsed, Contract):
-                self._require(phase, "contract", parsed)
+                if phase != "contract":
+                    raise _wrong_phase(parsed, "contract", phase)
                 self._contract(parsed.amount, events)
             elif isinstance(parsed, GiveUp):
                 self._give_up(events)
@@ -195,10 +201,6 @@ class MatchState:
             return f"{phase}, seat {self.to_act} to act"
         return phase
 
-    @staticmethod
-    def _require(phase: str, wanted: str, action: object) -> None:
-        if phase != wanted:
-            raise illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
 
     def observation(self) -> dict[str, Any]:
         """The observable state of DESIGN.md, as JSON values."""
@@ -212,7 +214,7 @@ class MatchState:
             "declarer": self.declarer,
             "contract": self.contract,
             "talon_shown": self.talon_shown,
-            "talon": [c.code for c in self.talon] if self.talon_shown else None,
+            "talon": codes_of(self.talon) if self.talon_shown else None,
             "trump": self.trump,
             "trick": [{"player": p, "card": c.code} for p, c in self.trick],
             "trick_number": self.trick_number,
@@ -220,13 +222,13 @@ class MatchState:
             "card_points": list(self.card_points),
             # suit letters in the order declared, then "aces" where four aces were declared
             "marriages": [list(m) + (["aces"] if self.aces[p] else []) for p, m in enumerate(self.marriages)],
-            "deal_result": copy.deepcopy(self.deal_result),
+            "deal_result": _result_copy(self.deal_result),
             "scores": [number(s) for s in self.scores],
             "bolts": list(self.bolts),
             "give_ups": list(self.give_ups),
             "barrel": [seat.as_json() for seat in self.barrel],
             "winner": self.winner,
-            "hands": [[c.code for c in hand] for hand in self.hands],
+            "hands": [codes_of(hand) for hand in self.hands],
         }
 
     # ------------------------------------------------------------ redeal windows
@@ -247,18 +249,18 @@ class MatchState:
             if player is not None and player != self.declarer:
                 return False
             if condition == "talon_under_points":
-                return card_points(self.talon) < (rule.points or 0)
-            return len(_NINES.intersection(self.talon)) >= 2
+                return points_of(self.talon) < (rule.points or 0)
+            return (self.talon & NINES).bit_count() >= 2
         if player is None:
             return False
         hand = self.hands[player]
         if condition == "four_nines":
-            return len(_NINES.intersection(hand)) == 4
+            return hand & NINES == NINES
         if condition == "three_nines":
-            return len(_NINES.intersection(hand)) >= 3
+            return (hand & NINES).bit_count() >= 3
         if condition == "four_jacks":
-            return len(_JACKS.intersection(hand)) == 4
-        return card_points(hand) < (rule.points or 0)  # hand_under_points
+            return hand & JACKS == JACKS
+        return points_of(hand) < (rule.points or 0)  # hand_under_points
 
     def _open_window(self, window: str, events: list[Event]) -> None:
         """Open a redeal window (ruling 1): automatic rules end the deal, claims pause it."""
@@ -344,45 +346,28 @@ class MatchState:
     # ------------------------------------------------------------------ auction
 
     def _on_grid(self, amount: int) -> bool:
-        a = self.rules.auction
-        if amount == a.opening_bid:
-            return True
-        if amount < a.opening_bid:
-            return False
-        if a.high_bid_step is not None and amount > a.high_bid_from:
-            return amount % a.high_bid_step == 0
-        return amount % a.bid_step == 0
+        return on_grid(self.rules.auction, amount)
 
     def _next_on_grid(self, amount: int) -> int:
         """The least legal amount above ``amount``."""
-        a = self.rules.auction
-        if amount < a.opening_bid:
-            return a.opening_bid
-        high = a.high_bid_step
-        if high is not None and amount >= a.high_bid_from:
-            return (amount // high + 1) * high
-        nxt = (amount // a.bid_step + 1) * a.bid_step
-        if high is not None and nxt > a.high_bid_from:
-            return (a.high_bid_from // high + 1) * high
-        return nxt
+        return next_on_grid(self.rules.auction, amount)
 
-    def _marriage_worth(self, hand: Sequence[Card]) -> tuple[bool, int]:
+    def _marriage_worth(self, hand: Mask) -> tuple[bool, int]:
         """Whether the hand holds a marriage (or four aces, where scored) and their total value."""
-        held = set(hand)
         values = self.rules.marriages.values
         found = False
         total = 0
         for suit, value in values.items():
-            if _KINGS[suit] in held and _QUEENS[suit] in held:
+            if hand & MARRIAGE[suit] == MARRIAGE[suit]:
                 found = True
                 total += value
         aces = self.rules.marriages.four_aces
-        if aces is not None and _ACES <= held:
+        if aces is not None and hand & ACES == ACES:
             found = True
             total += aces
         return found, total
 
-    def _limit_refusal(self, amount: int, hand: Sequence[Card], needs: str, above: str) -> IllegalActionError | None:
+    def _limit_refusal(self, amount: int, hand: Mask, needs: str, above: str) -> IllegalActionError | None:
         """The marriage rule, the ceiling and ``max_bid`` on a hand (for bids and raises)."""
         a = self.rules.auction
         if amount > a.max_bid:
@@ -437,7 +422,7 @@ class MatchState:
             return True
         return a.opener_may_pass and not (a.dealer_must_bid and sum(self.passed) == 2)
 
-    def _limit_top(self, hand: Sequence[Card]) -> int:
+    def _limit_top(self, hand: Mask) -> int:
         """The highest amount the marriage rule, the ceiling and ``max_bid`` allow on a hand."""
         a = self.rules.auction
         top = a.max_bid
@@ -448,14 +433,6 @@ class MatchState:
             elif a.ceiling == "marriages_held":
                 top = min(top, a.marriage_needed_above + worth)
         return top
-
-    def _grid(self, low: int, top: int) -> list[int]:
-        """The legal amounts from ``low`` (on the grid) up to ``top``."""
-        amounts = []
-        while low <= top:
-            amounts.append(low)
-            low = self._next_on_grid(low)
-        return amounts
 
     def _legal_auction(self) -> list[str]:
         player = self.to_act
@@ -475,7 +452,7 @@ class MatchState:
             top = min(top, a.stop_at)
         if a.pre_talon_max is not None:
             top = min(top, a.pre_talon_max)
-        return actions + [f"bid {amount}" for amount in self._grid(first, top)]
+        return actions + list(amount_actions(a, "bid", first, top))
 
     def _bid(self, action: Bid | Pass, events: list[Event]) -> None:
         player = self.to_act
@@ -527,10 +504,10 @@ class MatchState:
         t = self.rules.talon
         if t.shown == "always" or (t.shown == "from_bid" and bid >= t.shown_from_bid):
             self.talon_shown = True
-            events.append({"type": "talon_revealed", "cards": [c.code for c in self.talon]})
-        self.auction_hand = list(self.hands[declarer])
-        self.hands[declarer] = sorted_cards(self.hands[declarer] + self.talon)
-        self.talon_hand = list(self.hands[declarer])
+            events.append({"type": "talon_revealed", "cards": codes_of(self.talon)})
+        self.auction_hand = self.hands[declarer]
+        self.hands[declarer] |= self.talon
+        self.talon_hand = self.hands[declarer]
         self._open_window("before_exchange", events)
 
     # ------------------------------------------------------- exchange, contract
@@ -553,7 +530,11 @@ class MatchState:
     def _legal_exchange(self) -> list[str]:
         assert self.declarer is not None
         hand = self.hands[self.declarer]
-        actions = [f"give {a.code} {b.code}" for a in hand for b in hand if a is not b]
+        held = [c for c in _IN_CODE_ORDER if hand & c.bit]  # so that the pairs come out sorted
+        actions = []
+        for a in held:
+            gives = _GIVES[a]
+            actions += [gives[b] for b in held if b is not a]
         if self._give_up_refusal() is None:
             actions.append("give_up")
         return actions
@@ -563,14 +544,14 @@ class MatchState:
         assert declarer is not None
         hand = self.hands[declarer]
         for c in (action.left, action.right):
-            if c not in hand:
+            if not hand & c.bit:
                 raise illegal("card_not_held", f"the declarer does not hold {c}")
         if action.left is action.right:
             raise illegal("same_card_twice", f"{action.left} cannot be given twice")
         left, right = (declarer + 1) % 3, (declarer + 2) % 3
-        self.hands[declarer] = [c for c in hand if c is not action.left and c is not action.right]
-        self.hands[left] = sorted_cards(self.hands[left] + [action.left])
-        self.hands[right] = sorted_cards(self.hands[right] + [action.right])
+        self.hands[declarer] = hand & ~(action.left.bit | action.right.bit)
+        self.hands[left] |= action.left.bit
+        self.hands[right] |= action.right.bit
         if not self.rules.talon.contract_step:
             # no contract step: the winning bid is the contract, fixed as the cards are given
             assert self.high_bid is not None
@@ -581,7 +562,7 @@ class MatchState:
         else:
             self._to_contract()
 
-    def _ceiling_hand(self) -> list[Card]:
+    def _ceiling_hand(self) -> Mask:
         which = self.rules.talon.contract_ceiling_hand
         if which == "kept_hand":
             assert self.declarer is not None
@@ -617,7 +598,7 @@ class MatchState:
         actions = [f"contract {bid}"]
         if self.rules.talon.contract_raise:
             top = self._contract_top()
-            actions.extend(f"contract {amount}" for amount in self._grid(self._next_on_grid(bid), top))
+            actions += amount_actions(self.rules.auction, "contract", self._next_on_grid(bid), top)
         if self._give_up_refusal() is None:
             actions.append("give_up")
         return actions
@@ -657,31 +638,32 @@ class MatchState:
         trump = self.trump
         for player, c in trick[1:]:
             if c.suit == best.suit:
-                if c.strength > best.strength:
+                if c.bit & best.stronger:
                     best_player, best = player, c
             elif c.suit == trump:
                 best_player, best = player, c
         return best_player, best
 
-    def _allowed_cards(self, hand: list[Card]) -> list[Card]:
+    def _allowed_cards(self, hand: Mask) -> Mask:
         """The cards a follower may play (follow, beat, trump, overtrump)."""
         p = self.rules.play
         led = self.trick[0][1].suit
-        same = [c for c in hand if c.suit == led]
+        same = hand & SUIT_MASK[led]
         if same:
             following = (p.must_beat and self._beating(same, led, p.beat_after_trump)) or same
-            if p.may_trump_instead and self.trump not in (None, led):
+            trump = self.trump
+            if p.may_trump_instead and trump is not None and trump != led:
                 # a trump instead of following: the trumps a player void in the suit led may play
-                return following + [c for c in self._void_allowed(hand) if c.suit == self.trump]
+                return following | (self._void_allowed(hand) & SUIT_MASK[trump])
             return following
         return self._void_allowed(hand)
 
-    def _void_allowed(self, hand: list[Card]) -> list[Card]:
+    def _void_allowed(self, hand: Mask) -> Mask:
         """The cards a follower void in the suit led may play (trump, overtrump, undertrump)."""
         p = self.rules.play
         trump = self.trump
         if trump is not None and p.must_trump:
-            trumps = [c for c in hand if c.suit == trump]
+            trumps = hand & SUIT_MASK[trump]
             if trumps:
                 higher = self._beating(trumps, trump)
                 if p.must_overtrump and (p.overtrump_against == "anyone" or self._winning()[0] == self.declarer):
@@ -691,16 +673,19 @@ class MatchState:
                 return trumps
         return hand
 
-    def _beating(self, cards: list[Card], suit: str, past_trump: bool = False) -> list[Card]:
+    def _beating(self, cards: Mask, suit: str, past_trump: bool = False) -> Mask:
         """The cards that beat the trick's winning card when that card is of ``suit`` (else none);
-        with ``past_trump`` (``play.beat_after_trump``) the highest card of ``suit`` in the trick
-        is to be beaten even when a trump wins the trick."""
+        with ``past_trump`` (``play.beat_after_trump``) the highest card of the suit led is to be
+        beaten even when a trump wins the trick."""
         best = self._winning()[1]
         if best.suit != suit:
             if not past_trump:
-                return []
-            best = max((c for _, c in self.trick if c.suit == suit), key=lambda c: c.strength)
-        return [c for c in cards if c.strength > best.strength]
+                return 0
+            best = self.trick[0][1]
+            for _, c in self.trick[1:]:
+                if c.suit == best.suit and c.bit & best.stronger:
+                    best = c
+        return cards & best.stronger
 
     def _can_declare(self) -> bool:
         m = self.rules.marriages
@@ -710,25 +695,29 @@ class MatchState:
         return self.trick_number != 1 or m.first_trick
 
     def _legal_plays(self) -> list[str]:
+        """The legal plays, sorted: a follower's from the allowed mask, a lead's with its declarations."""
         player = self.to_act
         assert player is not None
         hand = self.hands[player]
         if self.trick:
-            return ["play " + c.code for c in self._allowed_cards(hand)]
-        actions = [c.code for c in hand]
+            return play_actions(self._allowed_cards(hand))
+        actions = play_actions(hand)
         m = self.rules.marriages
         if self._can_declare():
+            declared = len(actions)
             if m.declaration == "optional":
-                held = set(hand)
-                actions.extend(c.code + " marriage" for c in hand if c.rank in "KQ" and PARTNER[c] in held)
-            if m.four_aces is not None and _ACES <= set(hand):
-                actions.extend(c.code + " aces" for c in hand if c.rank == "A")
-        return ["play " + a for a in actions]
+                held = [pair for pair in MARRIAGE.values() if hand & pair == pair]
+                actions += [f"play {c.code} marriage" for pair in held for c in cards_of(pair)]
+            if m.four_aces is not None and hand & ACES == ACES:
+                actions += [f"play {c.code} aces" for c in cards_of(ACES)]
+            if len(actions) > declared:
+                actions.sort()
+        return actions
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
         hand = self.hands[player]
         c = action.card
-        if c not in hand:
+        if not hand & c.bit:
             return illegal("card_not_held", f"seat {player} does not hold {c}")
         if action.declare is not None:
             refusal = self._declare_refusal(hand, action)
@@ -736,11 +725,10 @@ class MatchState:
                 return refusal
         if not self.trick:
             return None
-        allowed = self._allowed_cards(hand)
-        if c in allowed:
+        if self._allowed_cards(hand) & c.bit:
             return None
         led = self.trick[0][1].suit
-        if c.suit != led and any(x.suit == led for x in hand) and not (self.rules.play.may_trump_instead and c.suit == self.trump):
+        if c.suit != led and hand & SUIT_MASK[led] and not (self.rules.play.may_trump_instead and c.suit == self.trump):
             return illegal("must_follow_suit", f"{c} does not follow the suit led ({led})")
         if c.suit == led:
             return illegal("must_beat", f"{c} does not beat the winning card when a higher card of {led} is held")
@@ -748,15 +736,15 @@ class MatchState:
             return illegal("must_trump", f"void in {led}, a trump ({self.trump}) must be played")
         return illegal("must_overtrump", "a higher trump than the winning one must be played")
 
-    def _declare_refusal(self, hand: list[Card], action: Play) -> IllegalActionError | None:
+    def _declare_refusal(self, hand: Mask, action: Play) -> IllegalActionError | None:
         m = self.rules.marriages
         c = action.card
         if action.declare == "marriage":
             if m.declaration == "automatic":
                 return illegal("marriage_declaration_automatic", "leading the king or queen declares the marriage: play it without the suffix")
-            if c.rank not in ("K", "Q") or PARTNER[c] not in hand:
+            if c.rank not in ("K", "Q") or not hand & PARTNER[c].bit:
                 return illegal("marriage_not_held", f"{c} is not one half of a marriage held")
-        elif m.four_aces is None or c.rank != "A" or not _ACES <= set(hand):
+        elif m.four_aces is None or c.rank != "A" or hand & ACES != ACES:
             return illegal("aces_not_held", "four aces are not held (or not scored under these rules)")
         if self.trick:
             return illegal("marriage_not_on_lead", "only the player on lead declares")
@@ -776,14 +764,14 @@ class MatchState:
         hand = self.hands[player]
         if not self.trick:
             self._declare(player, hand, action, events)
-        hand.remove(c)
+        self.hands[player] = hand & ~c.bit
         self.trick.append((player, c))
         if len(self.trick) < 3:
             self.to_act = (player + 1) % 3
             return
         self._close_trick(events)
 
-    def _declare(self, player: int, hand: list[Card], action: Play, events: list[Event]) -> None:
+    def _declare(self, player: int, hand: Mask, action: Play, events: list[Event]) -> None:
         """A declaration on lead: explicit suffix, or automatic for a K/Q with its partner."""
         m = self.rules.marriages
         c = action.card
@@ -793,7 +781,7 @@ class MatchState:
             events.append({"type": "aces_declared", "player": player, "points": m.four_aces})
             return
         automatic = (
-            action.declare is None and m.declaration == "automatic" and c.rank in ("K", "Q") and PARTNER[c] in hand and self._can_declare()
+            action.declare is None and m.declaration == "automatic" and c.rank in ("K", "Q") and hand & PARTNER[c].bit and self._can_declare()
         )
         if action.declare != "marriage" and not automatic:
             return
@@ -811,11 +799,12 @@ class MatchState:
 
     def _close_trick(self, events: list[Event]) -> None:
         winner = self._winning()[0]
-        points = sum(c.points for _, c in self.trick)
+        (_, first), (_, second), (_, third) = self.trick
+        points = first.points + second.points + third.points
         self.card_points[winner] += points
         self.tricks_won[winner] += 1
         events.append(
-            {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [c.code for _, c in self.trick], "points": points}
+            {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [first.code, second.code, third.code], "points": points}
         )
         self._trick_bonuses(winner, events)
         self.trick = []
@@ -860,9 +849,9 @@ class MatchState:
             data[name] = copy.deepcopy(getattr(self, name))
         data["barrel"] = [seat.as_json() for seat in self.barrel]
         data["auction"] = [list(entry) for entry in self.auction]
-        data["hands"] = [[c.code for c in h] for h in self.hands]
+        data["hands"] = [codes_of(h) for h in self.hands]
         for name in ("talon", "auction_hand", "talon_hand"):
-            data[name] = [c.code for c in getattr(self, name)]
+            data[name] = codes_of(getattr(self, name))
         data["trick"] = [[p, c.code] for p, c in self.trick]
         return data
 
@@ -870,15 +859,15 @@ class MatchState:
     def from_json(data: Mapping[str, Any]) -> MatchState:
         """The state that ``to_json`` described."""
         state = MatchState(_rules_from_json(data["rules"]))
-        state.scores = [Fraction(n, d) for n, d in data["scores"]]
-        state.start_scores = [Fraction(n, d) for n, d in data["start_scores"]]
+        state.scores = [whole(Fraction(n, d)) for n, d in data["scores"]]
+        state.start_scores = [whole(Fraction(n, d)) for n, d in data["start_scores"]]
         for name in _PLAIN_FIELDS:
             setattr(state, name, copy.deepcopy(data[name]))
         state.barrel = [BarrelSeat(**seat) for seat in data["barrel"]]
         state.auction = [(p, a) for p, a in data["auction"]]
-        state.hands = [[Card.parse(c) for c in h] for h in data["hands"]]
+        state.hands = [mask_of(map(Card.parse, h)) for h in data["hands"]]
         for name in ("talon", "auction_hand", "talon_hand"):
-            setattr(state, name, [Card.parse(c) for c in data[name]])
+            setattr(state, name, mask_of(map(Card.parse, data[name])))
         state.trick = [(p, Card.parse(c)) for p, c in data["trick"]]
         return state
 
@@ -893,8 +882,54 @@ _PLAIN_FIELDS = (
     "high_bidder", "to_act", "declarer", "contract", "claim_window", "claim_queue", "trump", "pending_trump",
     "trick_number", "tricks_won", "card_points", "marriages", "aces", "deal_result", "bonus_points", "nines_holder",
 )  # fmt: skip
-_KINGS = {c.suit: c for c in DECK if c.rank == "K"}
-_QUEENS = {c.suit: c for c in DECK if c.rank == "Q"}
+
+
+_IN_CODE_ORDER = tuple(sorted(DECK, key=lambda c: c.code))  # "give" pairs in this order are sorted strings
+_GIVES: dict[Card, dict[Card, str]] = {a: {b: f"give {a.code} {b.code}" for b in DECK if b is not a} for a in DECK}
+
+
+def on_grid(a: AuctionRules, amount: int) -> bool:
+    """Is ``amount`` a legal amount: the opening bid, or above it on the step (``high_bid_step``
+    above ``high_bid_from``)?"""
+    if amount == a.opening_bid:
+        return True
+    if amount < a.opening_bid:
+        return False
+    if a.high_bid_step is not None and amount > a.high_bid_from:
+        return amount % a.high_bid_step == 0
+    return amount % a.bid_step == 0
+
+
+def next_on_grid(a: AuctionRules, amount: int) -> int:
+    """The least legal amount above ``amount``."""
+    if amount < a.opening_bid:
+        return a.opening_bid
+    high = a.high_bid_step
+    if high is not None and amount >= a.high_bid_from:
+        return (amount // high + 1) * high
+    nxt = (amount // a.bid_step + 1) * a.bid_step
+    if high is not None and nxt > a.high_bid_from:
+        return (a.high_bid_from // high + 1) * high
+    return nxt
+
+
+@functools.lru_cache(maxsize=4096)
+def amount_actions(a: AuctionRules, word: str, low: int, top: int) -> tuple[str, ...]:
+    """``bid N`` (or ``contract N``) for the legal amounts from ``low`` (on the grid) up to
+    ``top``. The same few ranges come back at every auction, hence the cache."""
+    actions = []
+    while low <= top:
+        actions.append(f"{word} {low}")
+        low = next_on_grid(a, low)
+    return tuple(actions)
+
+
+def _result_copy(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A copy of a deal result (flat values and lists of numbers): what deepcopy gives, at a
+    tenth of its cost."""
+    if result is None:
+        return None
+    return {name: list(value) if isinstance(value, list) else value for name, value in result.items()}
 
 
 def _rules_json(rules: Rules) -> dict[str, Any]:
@@ -934,8 +969,8 @@ def _barrel_seat(value: Any, where: str) -> BarrelSeat:
     return BarrelSeat(on, attempts, failed)
 
 
-def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> tuple[list[list[Card]], list[Card]]:
-    """Three hands of 7 and a talon of 3, together the 24 distinct cards."""
+def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> tuple[list[Mask], Mask]:
+    """Three hands of 7 and a talon of 3, together the 24 distinct cards (as masks)."""
     if not isinstance(hands, (list, tuple)) or len(hands) != 3:
         raise DealError(f"hands: expected three hands, got {hands!r}")
 
@@ -957,9 +992,11 @@ def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | st
 
     parsed = [parse(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
     parsed_talon = parse(talon, "talon", 3)
-    everything = [c for h in parsed for c in h] + parsed_talon
-    if len(set(everything)) != 24:
+    masks = [mask_of(h) for h in parsed]
+    talon_mask = mask_of(parsed_talon)
+    if (masks[0] | masks[1] | masks[2] | talon_mask).bit_count() != 24:  # 24 cards dealt, 24 distinct
+        everything = [c for h in parsed for c in h] + parsed_talon
         seen: set[Card] = set()
         twice = sorted({c.code for c in everything if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
         raise DealError(f"deal: every card must appear once; dealt twice: {', '.join(twice)}")
-    return parsed, parsed_talon
+    return masks, talon_mask

@@ -8,7 +8,7 @@ import pytest
 from test_engine_support import barrel_match, engine, fill_deal, play_all, scored, types
 
 from reference_impl import IllegalActionError, MatchState
-from reference_impl.cards import cards
+from reference_impl.cards import cards, mask_of
 
 
 def refusal(state: MatchState, action: str) -> str:
@@ -336,7 +336,7 @@ def mid_trick(name: str, hand: str, trick: list[str], trump: str | None, **chang
     state = engine(name, **changes)
     state.phase, state.dealer, state.declarer, state.contract, state.high_bid = "play", 2, 0, 100, 100
     state.trick_number = 2
-    state.hands = [[], [], cards(hand)]
+    state.hands = [0, 0, mask_of(cards(hand))]
     state.trick = [(i, c) for i, c in enumerate(cards(" ".join(trick)))]
     state.trump = trump
     state.to_act = 2
@@ -371,7 +371,8 @@ def _on_lead(name: str, hand: str, trick_number: int = 2, **changes: dict[str, A
     state.phase, state.dealer, state.declarer, state.contract, state.high_bid = "play", 2, 0, 100, 100
     state.trick_number = trick_number
     rest = [c for c in cards("JS 10C AD 9H JC 10D 9S JD 10H 9C JH 10S AC 9D KS KC QS QC") if c.code not in hand.split()]
-    state.hands = [cards(hand), rest[:len(hand.split())], rest[len(hand.split()):2 * len(hand.split())]]
+    size = len(hand.split())
+    state.hands = [mask_of(cards(hand)), mask_of(rest[:size]), mask_of(rest[size:2 * size])]
     state.to_act = 0
     return state
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
+from conformance.oracle import batch
 from conformance.harness.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
 from conformance.corpus.transcripts import Transcript
@@ -104,6 +105,7 @@ class Observer:
         self.impl: Implementation | None = None
         self.offered: Any = None
         self.name = ""  # the implementation's name from its start reply
+        self.batch = False  # it declares the batch extension: a case goes in one request
         self.documents: dict[str, Preencoded] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
 
@@ -128,6 +130,7 @@ class Observer:
             self.impl, self.offered = impl, reply.get("profiles", "any")
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
+            self.batch = batch.offered(reply)
         return self.impl
 
     def kill(self) -> None:
@@ -224,6 +227,11 @@ class Observer:
         chunk is only written when the replies to the previous one are wanted. A reply is
         judged (skipped, errored) only when it is taken: the replies after the point where
         a record ends (a later deal the reference refuses to start, say) do not count."""
+        if self.batch:
+            for command, reply in batch.replies(self._started(), [request for chunk in chunks for request in chunk]):
+                _check(command, reply)
+                yield reply
+            return
         for chunk in chunks:
             if chunk:
                 posted = self.post(chunk)
@@ -238,11 +246,15 @@ class Skipped(Exception):
 
 
 def _judge(item: Posted, answer: Answer) -> None:
+    _check(item.command, answer.reply)
+
+
+def _check(command: str, reply: dict[str, Any]) -> None:
     """Skipped for a ``skipped`` reply, ProtocolFailure for an ``errored`` one."""
-    if "skipped" in answer.reply:
-        raise Skipped(str(answer.reply["skipped"]))
-    if "errored" in answer.reply:
-        raise ProtocolFailure(f"errored on {item.command!r}: {answer.reply['errored']}")
+    if "skipped" in reply:
+        raise Skipped(str(reply["skipped"]))
+    if "errored" in reply:
+        raise ProtocolFailure(f"errored on {command!r}: {reply['errored']}")
 
 
 class BatchObserver(Observer):

@@ -1,0 +1,112 @@
+"""The batch extension: the reference answers a case in one request exactly as step by step,
+and observe reads the same record either way."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import variants
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.oracle import observe
+from reference_impl import deal_random
+from reference_impl.server import Server
+
+
+def _requests(seed: int, steps: int) -> list[dict[str, Any]]:
+    """A match, a deal and ``steps`` random actions (legal most often), each with its state."""
+    hands, talon = deal_random(seed)
+    requests: list[dict[str, Any]] = [
+        {"cmd": "match", "profile": "classic", "document": variants.resolve("classic").to_document(), "document_key": "k"},
+        {"cmd": "deal", "dealer": 0, "hands": [[c.code for c in h] for h in hands], "talon": [c.code for c in talon]},
+        {"cmd": "state"},
+    ]
+    rng = random.Random(seed)
+    probe = Server()  # plays along to choose actions from the legal sets
+    for request in requests:
+        probe._answer(request, probe.handlers)
+    for _ in range(steps):
+        legal = probe._answer({"cmd": "legal"}, probe.handlers)["actions"]
+        action = rng.choice(legal) if legal and rng.random() < 0.8 else rng.choice(["pass", "bid 95", "play AS", "give_up"])
+        for request in ({"cmd": "legal"}, {"cmd": "apply", "action": action}, {"cmd": "state"}):
+            requests.append(request)
+            probe._answer(request, probe.handlers)
+    return requests
+
+
+def _one_by_one(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    server = Server()
+    return [json.loads(json.dumps(server._answer(request, server.handlers))) for request in requests]
+
+
+def _batched(requests: list[dict[str, Any]], states: str) -> list[dict[str, Any]]:
+    reply = Server().handle_line(json.dumps({"cmd": "batch", "seq": 1, "states": states, "requests": requests}))
+    assert reply["seq"] == 1
+    replies: list[dict[str, Any]] = json.loads(json.dumps(reply["replies"]))
+    return replies
+
+
+def test_a_batch_answers_as_the_requests_one_by_one() -> None:
+    for seed in range(12):
+        requests = _requests(seed, 30)
+        assert _batched(requests, "full") == _one_by_one(requests)
+
+
+def test_states_as_changes_rebuild_the_full_states() -> None:
+    for seed in range(12):
+        requests = _requests(seed, 30)
+        full, changes = _one_by_one(requests), _batched(requests, "changes")
+        state: dict[str, Any] = {}
+        shrunk = 0
+        for request, want, got in zip(requests, full, changes):
+            if request["cmd"] == "state" and "changes" in got:
+                shrunk += len(got["changes"]) < len(want["state"])
+                state = {**state, **got["changes"]}
+                got = {"state": state}
+            elif request["cmd"] == "state":
+                state = got["state"]
+            assert got == want
+        assert shrunk > 0
+
+
+def test_the_first_errored_reply_ends_the_batch() -> None:
+    requests = [{"cmd": "state"}, {"cmd": "legal"}, {"cmd": "stop"}]
+    replies = _batched(requests, "full")
+    assert len(replies) == 1 and "no match" in replies[0]["errored"]["message"]
+    nested = _batched([{"cmd": "batch", "requests": []}], "full")
+    assert "unknown cmd 'batch'" in nested[0]["errored"]["message"]
+
+
+def test_a_document_key_plays_the_rules_sent_with_it() -> None:
+    server = Server()
+    document = variants.resolve("polish").to_document()
+    assert server._answer({"cmd": "match", "profile": "polish", "document": document, "document_key": "p"}, server.handlers) == {"ok": True}
+    assert server._answer({"cmd": "match", "profile": "polish", "document_key": "p"}, server.handlers) == {"ok": True}
+    assert server.state is not None and server.state.rules.auction.opening_bid == document["rules"]["auction"]["opening_bid"]
+    unknown = server._answer({"cmd": "match", "profile": "polish", "document_key": "q"}, server.handlers)
+    assert "unknown document_key 'q'" in unknown["errored"]["message"]
+
+
+def test_the_start_reply_declares_the_extension() -> None:
+    assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch"]
+
+
+def test_observe_reads_the_same_record_in_one_request_as_step_by_step() -> None:
+    cases = [c for c in discover([CASES_DIR]) if isinstance(c, Transcript)][::9]
+    documents = {name: variants.resolve(name).to_document() for name in {c.profiles[0] for c in cases}}
+    stepped, batched = observe.Observer(REFERENCE_COMMAND), observe.Observer(REFERENCE_COMMAND)
+    try:
+        stepped._started()
+        assert stepped.batch
+        stepped.batch = False  # as an implementation that does not declare the extension
+        for case in cases:
+            profile = case.profiles[0]
+            want = stepped.observe(case, profile, documents[profile])
+            got = batched.observe(case, profile, documents[profile])
+            assert got == want, case.id
+        assert batched.batch
+    finally:
+        stepped.close()
+        batched.close()
