@@ -27,12 +27,12 @@ import difflib
 import json
 import sys
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
 from typing import Any, Iterable, Sequence
 
 import variants
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.rulesets import explain
 from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 
 TIMEOUT = 10.0
@@ -93,6 +93,7 @@ class DealRecord:
     winner: Any = None
     raw_events: list[dict[str, Any]] = field(default_factory=list)
     scores_before: list[Any] = field(default_factory=list)
+    barrel_before: list[bool] = field(default_factory=list)  # who was on the barrel when the deal began
 
     def cells(self) -> dict[str, str]:
         """The result fields as display strings (equal strings mean equal results)."""
@@ -327,7 +328,8 @@ class _CaseReplay:
     def _play_deal(self, number: int, deal: dict[str, Any]) -> bool:
         """Play one deal; False when the profile refused a step (the replay stops)."""
         before = self.replayer._ask("state")["state"]
-        record = DealRecord(number, scores_before=list(before["scores"]))
+        record = DealRecord(number, scores_before=list(before["scores"]),
+                            barrel_before=[bool(seat.get("on")) for seat in before.get("barrel") or []])
         self.result.deals.append(record)
         reply = self.replayer._ask("deal", dealer=deal["dealer"], hands=deal["hands"], talon=deal["talon"])
         record.raw_events.extend(reply.get("events") or [])
@@ -487,96 +489,14 @@ def group_by_result(replays: Sequence[Replay]) -> list[list[Replay]]:
 
 # --- explanations ------------------------------------------------------------------------------
 
-def round_total(total: Any, rule: str) -> Any:
-    """A defender's or declarer's total rounded as the scoring knobs say (DESIGN.md, scoring)."""
-    value = Fraction(str(total))
-    if rule == "nearest_5":
-        remainder = value % 5
-        return value - remainder + (5 if remainder >= 3 else 0)
-    if rule == "nearest_10":
-        remainder = value % 10
-        return value - remainder + (10 if remainder >= 5 else 0)
-    return value
-
-
-def _number(value: Any) -> str:
-    fraction = Fraction(str(value))
-    return str(fraction.numerator) if fraction.denominator == 1 else show(float(fraction))
-
-
 def explain_deal(record: DealRecord, profile: str) -> list[str]:
-    """How the deal's numbers follow from the profile's knobs, one line per seat."""
-    rules = resolved(profile)
+    """How the deal's numbers follow from its events and the profile's knobs, one line per seat."""
     if record.kind == "redeal":
         return ["redeal: nothing is scored"]
-    if record.kind is None or record.deltas is None or record.points is None:
+    sums = explain.seat_sums(record, resolved(profile))
+    if not sums:
         return [f"the deal did not end (phase {record.phase}): nothing scored"]
-    lines = []
-    for seat in range(3):
-        if record.kind == "given_up":
-            role = "declarer gives up" if seat == record.declarer else "defender"
-            lines.append(f"seat {seat} ({role}): {_signed(record.deltas[seat])}")
-            continue
-        if seat == record.declarer:
-            lines.append(_explain_declarer(record, seat, rules))
-        else:
-            lines.append(_explain_defender(record, seat, rules))
-    return lines
-
-
-def _marriage_words(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    values = rules.value("marriages.values")
-    suits = record.marriages[seat] if seat < len(record.marriages) else []
-    return "".join(f" + marriage {suit} {values[suit]}" for suit in suits if suit in values)
-
-
-def _explain_declarer(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    assert record.points is not None and record.deltas is not None
-    total = record.points[seat]
-    card = record.card_points[seat] if seat < len(record.card_points) else total
-    rounding = rules.value("scoring.declarer_rounding")
-    rounded = round_total(total, rounding)
-    text = f"seat {seat} (declarer): {show(card)} card points{_marriage_words(record, seat, rules)} = {_number(total)}"
-    if rounding != "exact" and rounded != Fraction(str(total)):
-        text += f", rounded {rounding} to {_number(rounded)}"
-    sign = ">=" if record.made else "<"
-    text += f" {sign} contract {show(record.contract)}: {_signed(record.deltas[seat])}"
-    return text + _limits(record, seat, Fraction(str(record.contract or 0)) * (1 if record.made else -1))
-
-
-def _explain_defender(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    assert record.points is not None and record.deltas is not None
-    total = record.points[seat]
-    card = record.card_points[seat] if seat < len(record.card_points) else total
-    rounding = rules.value("scoring.defender_rounding")
-    rounded = round_total(total, rounding)
-    text = f"seat {seat} (defender): {show(card)} card points{_marriage_words(record, seat, rules)}"
-    text += f" = {_number(total)}" if _marriage_words(record, seat, rules) else ""
-    if rounding != "exact":
-        text += f", rounded {rounding} to {_number(rounded)}"
-    text += f": {_signed(record.deltas[seat])}"
-    return text + _limits(record, seat, rounded, rules)
-
-
-def _limits(record: DealRecord, seat: int, plain: Fraction, rules: variants.ResolvedProfile | None = None) -> str:
-    """Why a delta differs from the plain arithmetic: the events and knobs that changed it."""
-    assert record.deltas is not None
-    if Fraction(str(record.deltas[seat])) == plain:
-        return ""
-    causes = [words for words in record.events if words.startswith(f"seat {seat} ") and "marriage" not in words]
-    if rules is not None and not causes:
-        before = record.scores_before[seat] if seat < len(record.scores_before) else 0
-        if rules.value("defender_lock.enabled"):
-            causes.append(f"defender_lock (from {rules.value('defender_lock.from')}, "
-                          f"mode {rules.value('defender_lock.mode')}; score before {show(before)})")
-        if rules.value("barrel.enabled"):
-            causes.append(f"barrel (defender_points {rules.value('barrel.defender_points')})")
-    return f" (not {_signed(plain)}: {'; '.join(causes) or 'see the events'})"
-
-
-def _signed(value: Any) -> str:
-    fraction = Fraction(str(value))
-    return ("+" if fraction >= 0 else "") + _number(fraction)
+    return [entry.text() for entry in sums]
 
 
 # --- tables ---------------------------------------------------------------------------------
