@@ -155,8 +155,11 @@ def test_a_declared_marriage_is_played_plainly_where_declaration_is_automatic(re
 
 
 def test_replay_all_explains_the_worked_example() -> None:
-    code, out, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
+    code, text, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
     assert code == 0, err
+    assert max(len(line) for line in text.splitlines()) <= 100  # a 100-column terminal
+    assert "classic + 32 options" in text and "classic+pre-talon-cap" in text
+    out = " ".join(text.split())  # the lines are wrapped
     assert ("seat 0 (declarer): 84 card points + marriage D 80 = 164 >= contract 160, made; "
             "scores the contract (scoring.declarer_scores: contract): +160") in out
     assert "scores its total 164 (scoring.declarer_scores: total): +164" in out  # classic+actual-total

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import itertools
 import json
 import sys
+import textwrap
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import variants
 from conformance.harness.process import Implementation, ProtocolFailure
@@ -186,20 +188,50 @@ def describe_event(event: dict[str, Any]) -> str | None:
 
 # --- profiles and cases -------------------------------------------------------------------
 
-def compact_names(names: Sequence[str]) -> str:
-    """Profile names for a table cell: a profile listed with every one of its options is
-    written ``name (+ all N options)``."""
-    options = {info.name: [f"{info.name}+{o.name}" for o in info.options] for info in variants.list_profiles()}
-    parts: list[str] = []
+FOLD_FROM = 3  # a family with this many options or more in one list is written as a count
+
+
+def _families(names: Sequence[str]) -> list[tuple[str, bool, list[str], list[str]]]:
+    """(base, base listed, options listed, all its options) per family, in listing order; a
+    name that is no bundled profile (a house file) is a family of its own."""
+    listing = {info.name: [o.name for o in info.options] for info in variants.list_profiles()}
+    families: dict[str, tuple[bool, list[str]]] = {}
     for name in names:
-        family = options.get(name.split("+")[0], [])
-        base = name.split("+")[0]
-        if family and base in names and all(option in names for option in family):
-            if name == base:
-                parts.append(f"{base} (+ all {len(family)} options)")
+        base, _, option = name.partition("+")
+        listed, options = families.setdefault(base if base in listing else name, (False, []))
+        if option and base in listing:
+            options.append(option)
+        else:
+            families[base if base in listing else name] = (True, options)
+    return [(base, listed, options, listing.get(base, [])) for base, (listed, options) in families.items()]
+
+
+def compact_names(names: Sequence[str]) -> str:
+    """Profile names folded for a heading or a table cell: ``classic + 35 options``, or
+    ``classic + all 41 options``; a family with few options listed is written out."""
+    parts: list[str] = []
+    for base, listed, options, every in _families(names):
+        whole = listed and bool(options) and len(options) == len(every)
+        if len(options) < FOLD_FROM and not whole:
+            parts += ([base] if listed else []) + [f"{base}+{option}" for option in options]
             continue
-        parts.append(name)
+        count = f"all {len(every)}" if len(options) == len(every) else str(len(options))
+        parts.append(f"{base} + {count} options" if listed else f"{count} options of {base}")
     return ", ".join(parts)
+
+
+def folded_members(names: Sequence[str]) -> list[str]:
+    """What each folded family of ``compact_names`` holds, in words (empty when nothing is folded)."""
+    lines = []
+    for base, listed, options, every in _families(names):
+        if len(options) < FOLD_FROM or len(options) == len(every):
+            continue
+        missing = [option for option in every if option not in options]
+        if len(missing) <= len(options):
+            lines.append(f"{base}'s options but {', '.join(missing)}")
+        else:
+            lines.append(f"of {base}'s options: {', '.join(options)}")
+    return lines
 
 
 def parse_profiles(text: str) -> list[str]:
@@ -563,48 +595,117 @@ def _marks(rows: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
     return [(r, c) for r, row in enumerate(rows) for c in range(1, len(row)) if r and row[c] != rows[0][c]]
 
 
+WIDTH = 100  # the terminal width the text form is laid out for
+
+
 def render_replay(case: Transcript, replays: Sequence[Replay], markdown: bool = False) -> str:
-    """The replays side by side: per deal one row per group of profiles with the same result."""
-    table = markdown_table if markdown else text_table
-    # the transcript's own profiles first: the other rows are read against them
-    home = {name for name in case.profiles}
+    """The replays side by side: per deal one entry per group of profiles with the same result
+    (a Markdown table row, or in text a lettered block that fits in WIDTH columns)."""
+    # the transcript's own profiles first: the other groups are read against them
+    home = set(case.profiles)
     groups = group_by_result(sorted(replays, key=lambda replay: replay.profile not in home))
     deal_count = max([len(r.deals) for r in replays] + [len(case.deals)])
-    headers = ["profiles", "replay"] + [name for name in RESULT_FIELDS if name != "winner"]
     out = [f"# Replay of {case.id}" if markdown else f"Replay of {case.id}", "", case.title, ""]
     if case.description and markdown:
         out += ["What the transcript records under " + ", ".join(case.profiles) + ":", "", case.description.strip(), ""]
-    out += [f"Replayed under {len(replays)} profile(s); profiles with the same result share a row; "
-            + ("bold" if markdown else "*") + " marks a cell that differs from the first row. "
-            "Tricks: the seat that won each trick. Trump: suit@trick it became trump. "
-            "Points: card points plus declared marriages, before rounding.", ""]
+    intro = (f"Replayed under {len(replays)} profile(s); profiles with the same result share a "
+             + ("row; bold marks a cell that differs from the first row. " if markdown else
+                "group; * marks a value that differs from group A. ")
+             + "Tricks: the seat that won each trick. Trump: suit@trick it became trump. "
+             "Points: card points plus declared marriages and bonuses, before rounding.")
+    out += ([intro] if markdown else _wrap(intro, "", "")) + [""]
     for number in range(1, deal_count + 1):
         rows = _deal_rows(groups, number)
-        out += [f"## Deal {number}" if markdown else f"Deal {number}", "", table(headers, rows, _marks(rows)), ""]
+        if markdown:
+            headers = ["profiles", "replay"] + [name for name in RESULT_FIELDS if name != "winner"]
+            out += [f"## Deal {number}", "", markdown_table(headers, rows, _marks(rows)), ""]
+        else:
+            out += [f"Deal {number}", *_text_blocks(rows), ""]
     out += ["## How each result comes about" if markdown else "How each result comes about", ""]
-    for group in groups:
-        out += _group_explanation(group, markdown, case, groups[0][0].profile)
+    for letter, group in zip(_letters(), groups):
+        out += _group_explanation(group, markdown, case, groups[0][0].profile, letter)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _group_explanation(group: Sequence[Replay], markdown: bool, case: Transcript, baseline: str) -> list[str]:
+def _letters() -> Iterator[str]:
+    for number in itertools.count():
+        yield chr(ord("A") + number % 26) + ("" if number < 26 else str(number // 26))
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(text, width=WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _text_blocks(rows: Sequence[Sequence[str]]) -> list[str]:
+    """A deal's groups as lettered blocks: the profiles, then the result fields packed into lines."""
+    names = ["replay"] + [name for name in RESULT_FIELDS if name != "winner"]
+    marks = set(_marks(rows))
+    lines: list[str] = []
+    for r, (letter, row) in enumerate(zip(_letters(), rows)):
+        lines += _wrap(row[0], f"  {letter:<3}", " " * 5)
+        fields = [f"{name}: {cell}" + (" *" if (r, c) in marks else "") for c, (name, cell) in enumerate(zip(names, row[1:]), start=1)]
+        lines += _pack(fields, " " * 5)
+    return lines
+
+
+def _pack(fields: Sequence[str], indent: str) -> list[str]:
+    """Fields on lines of at most WIDTH columns, three spaces apart; a longer field is wrapped."""
+    lines: list[str] = []
+    current = ""
+    for item in fields:
+        if current and len(indent) + len(current) + 3 + len(item) <= WIDTH:
+            current += "   " + item
+            continue
+        if current:
+            lines.append(indent + current)
+        current = item
+        if len(indent) + len(item) > WIDTH:
+            lines += _wrap(item, indent, indent + "  ")
+            current = ""
+    return lines + ([indent + current] if current else [])
+
+
+def _group_explanation(group: Sequence[Replay], markdown: bool, case: Transcript, baseline: str, letter: str) -> list[str]:
     first = group[0]
-    bullet = "- " if markdown else "  "
-    names = compact_names([r.profile for r in group])
-    lines = [f"### {names}" if markdown else names, ""]
-    lines.append(f"{bullet}replay: {first.stop_text(detail=True)}")
+    names = [r.profile for r in group]
+    if markdown:
+        lines = [f"### {compact_names(names)}", ""]
+        lines += [f"- {words}" for words in folded_members(names)]
+        body = explanation_lines(group, case, baseline)
+        return lines + [f"- {line}" for line in body] + [""]
+    lines = _wrap(f"{letter}  {compact_names(names)}", "", " " * 4)
+    lines += [line for words in folded_members(names) for line in _wrap(words, "    (", "     ")]
+    if len(lines) > 1 and folded_members(names):
+        lines[-1] += ")"
+    for line in explanation_lines(group, case, baseline):
+        lines += _wrap(line, "    ", "        ")
+    return lines + [""]
+
+
+def explanation_lines(group: Sequence[Replay], case: Transcript, baseline: str) -> list[str]:
+    """The group's replay, its rules against the first group, each deal's arithmetic and the notes."""
+    first = group[0]
+    lines = [f"replay: {first.stop_text(detail=True)}"]
     if first.profile != baseline:
-        lines.append(f"{bullet}{_rules_against(case, first.profile, baseline)}")
+        lines.append(_rules_against(case, first.profile, baseline))
     for deal in first.deals:
         prefix = f"deal {deal.number}: " if len(first.deals) > 1 else ""
-        lines += [f"{bullet}{prefix}{line}" for line in explain_deal(deal, first.profile)]
+        lines += [f"{prefix}{line}" for line in explain_deal(deal, first.profile)]
         if deal.events:
-            lines.append(f"{bullet}{prefix}events: {'; '.join(deal.events)}")
+            lines.append(f"{prefix}events: {'; '.join(deal.events)}")
         if deal.winner is not None:
-            lines.append(f"{bullet}{prefix}seat {deal.winner} wins the match")
+            lines.append(f"{prefix}seat {deal.winner} wins the match")
+    return lines + folded_notes(group)
+
+
+def folded_notes(group: Sequence[Replay]) -> list[str]:
+    """The replays' notes, each once, with the profiles it concerns folded."""
+    by_note: dict[str, list[str]] = {}
     for replay in group:
-        lines += [f"{bullet}{replay.profile}: {note}" for note in replay.notes]
-    return lines + [""]
+        for note in replay.notes:
+            by_note.setdefault(note, []).append(replay.profile)
+    return [f"{compact_names(profiles)}: {note}" for note, profiles in by_note.items()]
 
 
 def _rules_against(case: Transcript, profile: str, baseline: str) -> str:
@@ -614,10 +715,16 @@ def _rules_against(case: Transcript, profile: str, baseline: str) -> str:
                  if json.dumps(variants.thaw(knobs[knob]), sort_keys=True)
                  != json.dumps(variants.thaw(theirs.rules.get(section, {}).get(knob)), sort_keys=True)]
     about = [knob for knob in differing if knob in case.knobs]
-    words = [f"{knob} {show(variants.thaw(theirs.value(knob)))} -> {show(variants.thaw(mine.value(knob)))}" for knob in about]
+    words = [f"{knob} {_json(theirs.value(knob))} -> {_json(mine.value(knob))}" for knob in about]
     rest = len(differing) - len(about)
     text = f"rules against {baseline}: " + ("; ".join(words) if words else "none of the knobs this transcript is about differ")
     return text + (f" ({rest} other knob(s) differ: thousand compare {baseline} {profile})" if rest else "")
+
+
+def _json(value: Any) -> str:
+    """A knob value as a profile writes it: a word bare, anything else as JSON (null, true, [..])."""
+    plain = variants.thaw(value)
+    return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
 
 
 def replay_markdown(case_id: str, profiles: Sequence[str] | str = "all") -> str:
