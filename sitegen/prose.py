@@ -24,7 +24,7 @@ def _yes_no(yes: str, no: str) -> Sentence:
 
 
 def _choice(**texts: str) -> Sentence:
-    return lambda value, rules: texts.get(str(value), f"`{value}`")
+    return lambda value, rules: texts.get(str(value), f"`{format_value(value)}`")
 
 
 def _marriage_values(value: Any, rules: Rules) -> str:
@@ -224,6 +224,11 @@ def sentence(knob: str, value: Any, rules: Rules) -> str:
     """The readable sentence for a knob's value; falls back to the raw value."""
     make = SENTENCES.get(knob)
     return make(value, rules) if make else f"`{knob}` = `{format_value(value)}`."
+
+
+def anchor(knob: str) -> str:
+    """The page anchor of a knob: `auction.stop_at` -> `auction-stop-at`."""
+    return knob.replace(".", "-").replace("_", "-")
 
 
 def ordinal(number: int) -> str:
