@@ -313,13 +313,14 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load_corpus()
     pages = generate(corpus)
     stale = sorted(p for p, text in pages.items() if not (DOCS / p).exists() or (DOCS / p).read_text(encoding="utf-8") != text)
-    leftover = sorted(existing_generated() - set(pages))
+    written_by_runs = {f"snippets/{name}.txt" for name in results.OUTPUT_SNIPPETS}
+    leftover = sorted(existing_generated() - set(pages) - written_by_runs)
     if args.check:
         for path in stale:
             print(f"stale or missing: docs/{path}")
         for path in leftover:
             print(f"left over (no source): docs/{path}")
-        reports = results.stale_reports(corpus)
+        reports = results.stale_reports(corpus) + results.stale_snippets()
         for problem in reports:
             print(f"{problem}: run `python -m sitegen.results`")
         if stale or leftover or reports:

@@ -29,6 +29,7 @@ import json
 import sys
 import textwrap
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import variants
@@ -96,6 +97,8 @@ class DealRecord:
     raw_events: list[dict[str, Any]] = field(default_factory=list)
     scores_before: list[Any] = field(default_factory=list)
     barrel_before: list[bool] = field(default_factory=list)  # who was on the barrel when the deal began
+    applied: list[str] = field(default_factory=list)  # the actions the implementation accepted, in order
+    state_after: dict[str, Any] = field(default_factory=dict)
 
     def cells(self) -> dict[str, str]:
         """The result fields as display strings (equal strings mean equal results)."""
@@ -144,7 +147,8 @@ class Replay:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for deal in data["deals"]:
-            deal.pop("raw_events", None)
+            for bulky in ("raw_events", "state_after", "applied"):
+                deal.pop(bulky, None)
         data["divergence"] = None if self.divergence is None else {**asdict(self.divergence), "text": self.divergence.text(detail=True)}
         return data
 
@@ -391,9 +395,11 @@ class _CaseReplay:
         if not reply["ok"] and (reply.get("refusal") or {}).get("reason") == "marriage_declaration_automatic":
             plain = action.removesuffix(" marriage")
             self._note(number, index, f"marriages are declared automatically here: `{action}` played as `{plain}`")
+            action = plain
             reply = self.replayer._ask("apply", action=plain)
         if not reply["ok"]:
             raise _Refused(reply)
+        record.applied.append(action)
         record.raw_events.extend(reply.get("events") or [])
 
     def _legal_waiving_claims(self, number: int, index: int, action: str, record: DealRecord) -> list[str]:
@@ -407,6 +413,7 @@ class _CaseReplay:
             reply = self.replayer._ask("apply", action="no_redeal")
             if not reply["ok"]:
                 raise _Refused(reply)
+            record.applied.append("no_redeal")
             record.raw_events.extend(reply.get("events") or [])
         return legal
 
@@ -429,7 +436,8 @@ class _CaseReplay:
         self.result.notes.append(f"deal {number} step {index}: {text}")
 
     def _finish(self, record: DealRecord) -> None:
-        fill_record(record, self._state())
+        record.state_after = self._state()
+        fill_record(record, record.state_after)
 
 
 def _declares_automatically(profile: str) -> bool:
@@ -734,6 +742,64 @@ def replay_markdown(case_id: str, profiles: Sequence[str] | str = "all") -> str:
     return render_replay(case, replay_case(case, names), markdown=True)
 
 
+# --- a house transcript from a replay ---------------------------------------------------------
+
+def house_transcript(case: Transcript, result: Replay, knobs: Sequence[str]) -> dict[str, Any]:
+    """The replay of ``case`` under a house profile as a transcript of that profile: the actions
+    the implementation accepted, and after each deal its scores and result. The values were
+    recorded from the implementation; the description says so and shows the arithmetic for
+    the referee to check against the house rules."""
+    profile = resolved(result.profile)
+    lines = [f"Recorded by `thousand replay {case.id} --profiles {result.profile} --save-case DIR` from "
+             "the reference implementation, which plays the rules it is sent: check every expected value "
+             f"below against {profile.name}'s rules before relying on it. Replayed from {case.id} "
+             f"({case.title}).", ""]
+    for deal in result.deals:
+        lines += [f"Deal {deal.number}: " + "; ".join(explain_deal(deal, result.profile)) + "."]
+    lines += [note for note in result.notes]
+    deals = []
+    for record, source in zip(result.deals, case.deals):
+        result_fields = record.state_after.get("deal_result")
+        expect = {"scores": record.state_after.get("scores")}
+        if isinstance(result_fields, dict):
+            expect["deal_result"] = result_fields
+        deals.append({"dealer": source["dealer"], "hands": source["hands"], "talon": source["talon"],
+                      "steps": [{"action": action} for action in record.applied], "expect": expect})
+    leaf = case.id.split("/")[-1]
+    document: dict[str, Any] = {"id": f"{profile.name}/{leaf}", "title": f"{case.title} (under {profile.name})",
+                                "description": "\n".join(lines) + "\n", "profiles": [profile.name], "knobs": list(knobs)}
+    if case.match:
+        document["match"] = case.match
+    document["deals"] = deals
+    return document
+
+
+def changed_knobs(house: str) -> list[str]:
+    """The knobs a house file sets itself (the rest it inherits): what its transcripts must show."""
+    mine = resolved(house)
+    return [knob for knob, entry in mine.provenance.items() if entry.get("from") == mine.profile]
+
+
+def save_case(case: Transcript, result: Replay, folder: Path) -> Path:
+    """Write the house transcript below ``folder`` (as FOLDER/HOUSE/CASE.yaml); ReplayError when
+    the replay did not run to the end (a refused step has no recorded outcome to check)."""
+    if result.error or result.divergence:
+        raise ReplayError(f"--save-case: the replay under {result.profile} stopped ({result.stop_text()}); "
+                          "a transcript needs every step accepted: write this deal for your rules by hand")
+    import yaml
+
+    house = resolved(result.profile)
+    about = [knob for knob in changed_knobs(result.profile) if knob not in variants.inert_knobs(house)]
+    document = house_transcript(case, result, about or list(case.knobs))
+    path = folder / house.name / f"{case.id.split('/')[-1]}.yaml"
+    if path.exists():
+        raise ReplayError(f"--save-case: {path} exists; not overwritten")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None),
+                    encoding="utf-8")
+    return path
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay", help="replay one transcript under several profiles, side by side",
@@ -743,6 +809,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("case_id", metavar="CASE_ID", help="transcript id, e.g. gambler-club/scoring/worked-example-contract-160-made")
     parser.add_argument("--profiles", default="all", metavar="all|P1,P2",
                         help="'all' (every profile and option, the default) or a comma-separated list")
+    parser.add_argument("--save-case", type=Path, metavar="DIR",
+                        help="with one profile (a house file): write the replay as a transcript of that profile "
+                             "under DIR/PROFILE/ (the outcomes recorded from the reference, to be checked), for "
+                             "thousand coverage --cases DIR --profile FILE")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print JSON")
     form.add_argument("--markdown", action="store_true", help="print Markdown")
@@ -756,7 +826,18 @@ def main(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         print(f"thousand replay: {exc}", file=sys.stderr)
         return 2
+    if args.save_case is not None and len(names) != 1:
+        print("thousand replay: --save-case needs exactly one profile (--profiles ./house.yaml)", file=sys.stderr)
+        return 2
     replays = replay_case(case, names)
+    if args.save_case is not None and not replays[0].error:
+        try:
+            path = save_case(case, replays[0], args.save_case)
+        except (ReplayError, OSError) as exc:
+            print(f"thousand replay: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {path}: check its expected values against your rules; then "
+              f"thousand coverage --cases {args.save_case} --profile {names[0]}", file=sys.stderr)
     if args.json:
         print(json.dumps({"case": case.id, "title": case.title, "replays": [r.to_json() for r in replays]}, indent=2))
     else:
