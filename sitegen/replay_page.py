@@ -76,7 +76,7 @@ def deal_cells(group: Sequence[Replay], number: int) -> dict[str, str]:
     return {
         **cells,
         "outcome": plain["outcome"],
-        "contract": plain["contract"],
+        "contract": "–" if deal.contract is None else plain["contract"],
         "declarer": "–" if deal.declarer is None else f"seat {deal.declarer}",
         "tricks": tricks_text(deal.tricks),
         "trump": trump_text(deal.trumps),
