@@ -196,7 +196,8 @@ def write_broken_adapter_snippets() -> None:
         fixed.write_text(source, encoding="utf-8")
         starter = ["--case-list", str(STARTER)]
         shown = "thousand verify --case-list conformance/starter.txt -- python adapter.py"
-        first = verify([*starter, "--", sys.executable, str(broken)], cwd=work)
+        first = verify([*starter, "--report", "report.json", "--", sys.executable, str(broken)], cwd=work)
+        report = json.loads((work / "report.json").read_text(encoding="utf-8"))
         listed = ["--expected-failures", "expected-failures.txt"]
         verify([*starter, "--write-expected-failures", "expected-failures.txt", "--", sys.executable, str(broken)], cwd=work)
         excused = verify([*starter, *listed, "--", sys.executable, str(broken)], cwd=work)
@@ -204,6 +205,7 @@ def write_broken_adapter_snippets() -> None:
         texts = {
             "verify-broken": terminal_text(shown, first, tail_only=False, full_blocks=1),
             "verify-broken-list": (work / "expected-failures.txt").read_text(encoding="utf-8"),
+            "verify-broken-json": report_excerpt(report),
             "verify-broken-expected": terminal_text(f"thousand verify --case-list conformance/starter.txt "
                                                     f"{' '.join(listed)} -- python adapter.py", excused, tail_only=True),
             "verify-starter-pass": terminal_text(f"thousand verify --case-list conformance/starter.txt "
@@ -214,6 +216,26 @@ def write_broken_adapter_snippets() -> None:
         clean = text.replace(str(broken), "adapter.py").replace(str(fixed), "adapter.py").replace(str(work) + "/", "")
         clean = clean.replace(sys.executable, "python")
         (SNIPPETS_DIR / f"{name}.txt").write_text(clean, encoding="utf-8")
+
+
+def report_excerpt(report: dict[str, Any]) -> str:
+    """The first failing result of a real report, one field a line; the state before the step
+    cut to its first keys (`"...": "..."` marks what is left out), the time rounded."""
+    result = dict(next(r for r in results_of(report) if r.get("outcome") == "fail"))
+    result["seconds"] = round(float(result.get("seconds", 0)), 2)
+    lines = ["{"]
+    for key, value in result.items():
+        if key == "details" and isinstance(value, dict):
+            details = dict(value)
+            state = details.get("state_before")
+            if isinstance(state, dict):
+                details["state_before"] = {**{k: state[k] for k in list(state)[:3]}, "...": "..."}
+            inner = [f'    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}' for k, v in details.items()]
+            lines.append(f'  "details": {{\n' + ",\n".join(inner) + "\n  },")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    lines[-1] = lines[-1].rstrip(",")
+    return "\n".join(lines + ["}"]) + "\n"
 
 
 def tidy(path: Path, drop_details: bool) -> None:
@@ -308,7 +330,8 @@ def _empty() -> Counter[str]:
 
 # --- the numbers of docs/verify.md -------------------------------------------------------------
 
-BROKEN_SNIPPETS = ("verify-broken", "verify-broken-list", "verify-broken-expected", "verify-starter-pass")
+BROKEN_SNIPPETS = ("verify-broken", "verify-broken-list", "verify-broken-json", "verify-broken-expected",
+                   "verify-starter-pass")
 OUTPUT_SNIPPETS = tuple(sorted({run.snippet for run in RUNS if run.snippet} | set(BROKEN_SNIPPETS)))
 
 
