@@ -121,8 +121,38 @@ def narrate_case(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -
         out += story.lines
         if deal.get("expect"):
             out += ["", "**After the deal:** " + _expect_text(deal["expect"])]
-        out.append("")
+        out += ["", *checked_steps(deal.get("steps") or [])]
     return out
+
+
+def checked_steps(steps: list[dict[str, Any]]) -> list[str]:
+    """Every step with what the runner checks at it: the exact legal set before the action,
+    the refusal, the events that must follow and the state after."""
+    rows = []
+    for number, step in enumerate(steps, start=1):
+        checks = []
+        if "player" in step:
+            checks.append(f"seat {step['player']} to act")
+        if "legal" in step:
+            legal = ", ".join(f"`{symbolize(str(a))}`" for a in step["legal"]) or "none"
+            checks.append(f"legal before it (exactly): {legal}")
+        if step.get("refused"):
+            checks.append(f"refused as `{step['refused']}`, state unchanged")
+        if step.get("events"):
+            checks.append("events, in order: " + "; ".join(event_words(e) for e in step["events"]))
+        if step.get("expect"):
+            checks.append("then: " + _expect_text(step["expect"]))
+        cell = "<br>".join(checks).replace("|", "\\|") or "–"
+        rows.append(f"| {number} | `{symbolize(str(step.get('action', '')))}` | {cell} |")
+    if not rows:
+        return []
+    return ["**Every step and what it checks:**", "", "| step | action | checked |", "|---|---|---|", *rows, ""]
+
+
+def event_words(event: Mapping[str, Any]) -> str:
+    """An expected event: its type, then its fields as JSON values (`trick_won` player 0, points 13)."""
+    fields = ", ".join(f"{key} {symbolize(json.dumps(value, ensure_ascii=False))}" for key, value in event.items() if key != "type")
+    return f"`{event.get('type')}`" + (f" ({fields})" if fields else "")
 
 
 def stories(case: dict[str, Any], rules: Mapping[str, Mapping[str, Any]]) -> list[tuple[DealStory, dict[str, Any]]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Callable, Mapping
+
+import variants
 
 SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
@@ -12,7 +15,7 @@ Sentence = Callable[[Any, Rules], str]
 
 
 def _off_or(text: str, off: str) -> Sentence:
-    """A sentence for an optional number: `off` when the value is null, else `text`."""
+    """A sentence for an optional number: `off` (the meaning of null) when the value is null, else `text`."""
     return lambda value, rules: off if value is None else text.format(value=value)
 
 
@@ -21,12 +24,12 @@ def _yes_no(yes: str, no: str) -> Sentence:
 
 
 def _choice(**texts: str) -> Sentence:
-    return lambda value, rules: texts.get(str(value), f"`{value}`")
+    return lambda value, rules: texts.get(str(value), f"`{format_value(value)}`")
 
 
 def _marriage_values(value: Any, rules: Rules) -> str:
-    if not isinstance(value, dict):
-        return f"`{value}`"
+    if not isinstance(value, Mapping):
+        return f"`{format_value(value)}`"
     parts = [f"{SUIT_NAMES.get(s, s)} {SUIT_SYMBOLS.get(s, '')} {v}" for s, v in value.items()]
     return "Marriages are worth " + ", ".join(parts) + "."
 
@@ -163,7 +166,8 @@ SENTENCES: dict[str, Sentence] = {
     ),
     "bolts.enabled": _yes_no("A defender who takes nothing gets a bolt.", "There are no bolts."),
     "bolts.zero": _choice(zero_points="A bolt is a deal with zero points (a trick worth 2 is not a zero).", no_tricks="A bolt is a deal without a trick."),
-    "bolts.every": lambda v, r: f"Every {v}th bolt costs the penalty and resets the count.",
+    "bolts.every": lambda v, r: ("Every bolt costs the penalty." if v == 1 else
+                                 f"Every {ordinal(v)} bolt costs the penalty and resets the count."),
     "bolts.penalty": lambda v, r: f"The bolt penalty is {v}.",
     "bolts.counting": _choice(cumulative="Bolts count whether consecutive or not.", consecutive="Only consecutive bolts count."),
     "bolts.on_barrel": _yes_no("Bolts count on the barrel.", "No bolts on the barrel."),
@@ -228,16 +232,22 @@ def sentence(knob: str, value: Any, rules: Rules) -> str:
     return make(value, rules) if make else f"`{knob}` = `{format_value(value)}`."
 
 
+def anchor(knob: str) -> str:
+    """The page anchor of a knob: `auction.stop_at` -> `auction-stop-at`."""
+    return knob.replace(".", "-").replace("_", "-")
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st..."""
+    if 10 <= number % 100 <= 20:
+        return f"{number}th"
+    return f"{number}" + {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+
+
 def format_value(value: Any) -> str:
-    """A compact display of a knob value for tables."""
-    if value is None:
-        return "off"
-    if value is True:
-        return "yes"
-    if value is False:
-        return "no"
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {v}" for k, v in value.items())
-    if isinstance(value, list):
-        return "; ".join(format_value(item) for item in value) or "none"
-    return str(value)
+    """A knob value as a profile writes it: YAML scalars (null, true, false), JSON for
+    lists and mappings (JSON is YAML too, so the text can be copied into a profile)."""
+    plain = variants.thaw(value)
+    if isinstance(plain, (dict, list, bool)) or plain is None:
+        return json.dumps(plain, ensure_ascii=False)
+    return str(plain)

@@ -1,8 +1,8 @@
 """The "Same deal, every rulebook" page: transcripts replayed under every profile, for readers.
 
 The replays come from conformance.rulesets.replay (the reference implementation, run as a
-subprocess); this module only lays them out for a browser: one column per group of
-profiles that came to the same result, one row per result field, in words, with seat names
+subprocess); this module only lays them out for a browser: one row per group of
+profiles that came to the same result, one column per result field, in words, with seat names
 and suit symbols, inside a box that scrolls on its own when wider than the page.
 """
 
@@ -26,7 +26,7 @@ ROWS = (
     ("declarer", "Declarer"),
     ("tricks", "Tricks won"),
     ("trump", "Trump"),
-    ("points", "Card points + marriages"),
+    ("points", "Points: cards, marriages, bonuses"),
     ("deltas", "Change this deal"),
     ("scores", "Scores after"),
     ("events", "Of note"),
@@ -76,7 +76,7 @@ def deal_cells(group: Sequence[Replay], number: int) -> dict[str, str]:
     return {
         **cells,
         "outcome": plain["outcome"],
-        "contract": plain["contract"],
+        "contract": "–" if deal.contract is None else plain["contract"],
         "declarer": "–" if deal.declarer is None else f"seat {deal.declarer}",
         "tricks": tricks_text(deal.tricks),
         "trump": trump_text(deal.trumps),
@@ -102,16 +102,20 @@ def _stop(first: Replay, number: int) -> str:
 
 
 def deal_table(groups: Sequence[Sequence[Replay]], number: int) -> list[str]:
-    """One deal: a row per result field, a column per group; cells that differ from the first column in bold."""
+    """One deal: a row per group of profiles, a column per result field; cells that differ from
+    the first row in bold. On a phone each row becomes a card (extra.css)."""
     columns = [deal_cells(group, number) for group in groups]
-    head = "".join(f"<th>{html.escape(replay.compact_names([r.profile for r in group]))}</th>" for group in groups)
-    lines = ['<div class="replay-scroll"><table class="replay-table">', f"<thead><tr><th></th>{head}</tr></thead><tbody>"]
-    for name, title in ROWS:
+    head = "".join(f"<th>{title}</th>" for _, title in ROWS)
+    lines = ['<div class="replay-scroll"><table class="replay-table">',
+             f"<thead><tr><th>Profiles</th>{head}</tr></thead><tbody>"]
+    for index, (group, column) in enumerate(zip(groups, columns)):
         cells = []
-        for index, column in enumerate(columns):
+        for name, title in ROWS:
             text = _inline(column[name])
-            cells.append(f"<td><strong>{text}</strong></td>" if index and column[name] != columns[0][name] else f"<td>{text}</td>")
-        lines.append(f'<tr><th scope="row">{title}</th>{"".join(cells)}</tr>')
+            differs = index and column[name] != columns[0][name]
+            cells.append(f'<td data-field="{title}">' + (f"<strong>{text}</strong>" if differs else text) + "</td>")
+        names = html.escape(replay.compact_names([r.profile for r in group]))
+        lines.append(f'<tr><th scope="row">{names}</th>{"".join(cells)}</tr>')
     return lines + ["</tbody></table></div>", ""]
 
 
@@ -127,8 +131,8 @@ def case_section(case_id: str, names: Sequence[str]) -> list[str]:
     groups = replay.group_by_result(sorted(replays, key=lambda r: r.profile not in home))
     deal_count = max([len(r.deals) for r in replays] + [len(case.deals)])
     lines = [f"## {case.title}", "", f"Transcript [{case.id}](cases/{case.id}.md), replayed under {len(replays)} "
-             "profiles and options; profiles that came to the same result share a column, and bold marks "
-             "what differs from the first column.", ""]
+             "profiles and options; profiles that came to the same result share a row, and bold marks "
+             "what differs from the first row.", ""]
     if case.description:
         lines += ["??? info \"What the transcript records under " + ", ".join(case.profiles) + "\"", ""]
         lines += ["    " + link_citations(line, "compare-deals.md") if line else "" for line in prose_paragraphs(case.description)]
@@ -138,20 +142,12 @@ def case_section(case_id: str, names: Sequence[str]) -> list[str]:
         lines += deal_table(groups, number)
     lines += ["### How each result comes about", ""]
     for group in groups:
-        names_text = replay.compact_names([r.profile for r in group])
-        lines += [f"**{names_text}**", ""]
-        lines += [f"- {event_text(line)}".replace(" -> ", " → ") for line in _explanation(group)] + [""]
+        names = [r.profile for r in group]
+        lines += [f"**{replay.compact_names(names)}**", ""]
+        lines += [f"- {words}" for words in replay.folded_members(names)]
+        body = replay.explanation_lines(group, case, groups[0][0].profile)
+        lines += [f"- {event_text(symbolize(line))}".replace(" -> ", " → ") for line in body] + [""]
     return lines
-
-
-def _explanation(group: Sequence[Replay]) -> list[str]:
-    """How the group's numbers follow from its rules, and what the replay had to adapt."""
-    first = group[0]
-    lines = [f"replay: {symbolize(first.stop_text(detail=True))}"]
-    for deal in first.deals:
-        prefix = f"deal {deal.number}: " if len(first.deals) > 1 else ""
-        lines += [prefix + line for line in replay.explain_deal(deal, first.profile)]
-    return lines + [f"{r.profile}: {symbolize(note)}" for r in group for note in r.notes]
 
 
 def compare_deals_page(mark: str, names: list[str], case_ids: Sequence[str]) -> str:

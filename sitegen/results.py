@@ -15,6 +15,7 @@ import io
 import json
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,8 @@ class Run:
     profile: str = ""
     matrix: bool = True  # a column of the Results page's matrix
     slim: bool = False  # keep only the counted keys of each result (a large run, for verify.md's numbers)
+    snippet: str = ""  # docs/snippets/NAME.txt: the run's real terminal output, as docs/verify.md shows it
+    shown: str = ""  # the command as the page shows it (without --report)
 
     @property
     def everything(self) -> bool:
@@ -67,18 +70,29 @@ def _mutant(name: str) -> Run:
 
 RUNS = (
     Run("reference", "reference", ()),
-    Run("python-toy", "Python toy adapter", PYTHON_TOY),
-    Run("node-toy", "Node toy adapter", NODE_TOY),
+    Run("python-toy", "Python toy adapter", PYTHON_TOY, snippet="verify-starter",
+        shown="thousand verify --case-list conformance/starter.txt -- python examples/adapters/python/adapter.py"),
+    Run("node-toy", "Node toy adapter", NODE_TOY, snippet="verify-starter",
+        shown="thousand verify --case-list conformance/starter.txt -- node examples/adapters/node/adapter.js"),
     _mutant("opener-may-pass"),
     _mutant("stop-at-ignored"),
     _mutant("bid-step-5-everywhere"),
     _mutant("no-marriage-needed"),
-    Run("python-toy-polish", "Python toy adapter, polish", PYTHON_TOY, starter=False, profile="polish", matrix=False),
-    Run("python-toy-all", "Python toy adapter, every case", PYTHON_TOY, starter=False, matrix=False, slim=True),
+    Run("python-toy-polish", "Python toy adapter, polish", PYTHON_TOY, starter=False, profile="polish", matrix=False,
+        snippet="verify-polish", shown="thousand verify --profile polish -- python examples/adapters/python/adapter.py"),
+    Run("python-toy-all", "Python toy adapter, every case", PYTHON_TOY, starter=False, matrix=False, slim=True,
+        snippet="verify-everything", shown="thousand verify --jobs 2 -- python examples/adapters/python/adapter.py"),
     # an engine with two known mistakes, for the root causes shown on docs/verify.md
     Run("two-mistakes-polish", "two mutants at once, polish", ("python", "-m", "mutants.serve", *TWO_MISTAKES),
-        starter=False, profile="polish", matrix=False, slim=True),
+        starter=False, profile="polish", matrix=False, slim=True, snippet="verify-root-causes",
+        shown=f"thousand verify --profile polish -- python -m mutants.serve {' '.join(TWO_MISTAKES)}"),
+    Run("reference-all", "reference, every case", (), starter=False, matrix=False, slim=True,
+        snippet="verify-reference", shown="thousand verify"),
 )
+SNIPPETS_DIR = ROOT / "docs" / "snippets"
+# docs/verify.md's broken adapter: the Python toy with the stop at 120 also forbidding a bid of 120.
+BROKEN_LINE = ('if k["stop_at"] is not None and amount > k["stop_at"]',
+               'if k["stop_at"] is not None and amount >= k["stop_at"]')
 
 
 def load_report(run: Run) -> dict[str, Any] | None:
@@ -106,12 +120,18 @@ def stale_reports(cases: Sequence[Any] | None = None) -> list[str]:
     return problems
 
 
+def verify(arguments: Sequence[str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """A real `thousand verify` run (this checkout's code), its output captured."""
+    command = [sys.executable, "-m", "conformance.cli", "verify", *arguments]
+    return subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+
+
 def regenerate(runs: Sequence[Run]) -> int:
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     failed = 0
+    outputs: dict[str, list[str]] = {}
     for run in runs:
-        command = [sys.executable, "-m", "conformance.cli", "verify", "--jobs", "2", *run.arguments()]
-        done = subprocess.run(command, cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=False)
+        done = verify(["--jobs", "2", *run.arguments()])
         summary = done.stdout.strip().splitlines()[-1:] or ["(no output)"]
         print(f"{run.name}: exit {done.returncode}: {summary[0]}")
         path = RESULTS_DIR / f"{run.name}.json"
@@ -120,7 +140,102 @@ def regenerate(runs: Sequence[Run]) -> int:
             print(done.stderr[-2000:], file=sys.stderr)
         else:
             tidy(path, run.slim)
+        if run.snippet:
+            outputs.setdefault(run.snippet, []).append(terminal_text(run.shown, done, tail_only=run.name != "python-toy"
+                                                                     and run.name != "node-toy"))
+    for name, texts in outputs.items():
+        (SNIPPETS_DIR / f"{name}.txt").write_text("".join(texts), encoding="utf-8")
+    if not runs or any(run.name == "python-toy" for run in runs):
+        write_broken_adapter_snippets()
     return 1 if failed else 0
+
+
+def terminal_text(shown: str, done: subprocess.CompletedProcess[str], tail_only: bool, full_blocks: int = 0) -> str:
+    """What the terminal shows: the command, then standard output. A long output is cut to its
+    first ``full_blocks`` failure descriptions and its end (from the summary line on), with
+    `...` where lines are left out; the summary is the first line after the failures."""
+    lines = done.stdout.rstrip("\n").splitlines()
+    summary = next((i for i, line in enumerate(lines) if _is_summary(line)), len(lines))
+    head = _blocks(lines[:summary], full_blocks)
+    out = [f"$ {shown}"]
+    if tail_only or len(head) < summary:
+        out += head + ["..."]
+    else:
+        out += head
+    return "\n".join(out + lines[summary:]) + "\n"
+
+
+def _is_summary(line: str) -> bool:
+    words = line.split()
+    return len(words) >= 2 and words[0].isdigit() and words[1].rstrip(",") in runner.OUTCOMES or line == "no cases checked"
+
+
+def _blocks(lines: Sequence[str], count: int) -> list[str]:
+    """The first ``count`` blank-line separated blocks."""
+    kept: list[str] = []
+    blocks = 0
+    for line in lines:
+        if blocks >= count:
+            break
+        kept.append(line)
+        if not line.strip():
+            blocks += 1
+    return kept
+
+
+def write_broken_adapter_snippets() -> None:
+    """docs/verify.md's walk through a failure and the expected-failures list, from real runs
+    of the broken copy of the Python toy adapter (made in a temporary folder)."""
+    source = (ROOT / "examples" / "adapters" / "python" / "adapter.py").read_text(encoding="utf-8")
+    if BROKEN_LINE[0] not in source:
+        raise SystemExit("examples/adapters/python/adapter.py changed: update BROKEN_LINE in sitegen/results.py")
+    with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        broken, fixed = work / "adapter.py", work / "fixed.py"
+        broken.write_text(source.replace(BROKEN_LINE[0], BROKEN_LINE[1], 1), encoding="utf-8")
+        fixed.write_text(source, encoding="utf-8")
+        starter = ["--case-list", str(STARTER)]
+        shown = "thousand verify --case-list conformance/starter.txt -- python adapter.py"
+        first = verify([*starter, "--report", "report.json", "--", sys.executable, str(broken)], cwd=work)
+        report = json.loads((work / "report.json").read_text(encoding="utf-8"))
+        listed = ["--expected-failures", "expected-failures.txt"]
+        verify([*starter, "--write-expected-failures", "expected-failures.txt", "--", sys.executable, str(broken)], cwd=work)
+        excused = verify([*starter, *listed, "--", sys.executable, str(broken)], cwd=work)
+        passing = verify([*starter, *listed, "--", sys.executable, str(fixed)], cwd=work)
+        texts = {
+            "verify-broken": terminal_text(shown, first, tail_only=False, full_blocks=1),
+            "verify-broken-list": (work / "expected-failures.txt").read_text(encoding="utf-8"),
+            "verify-broken-json": report_excerpt(report),
+            "verify-broken-expected": terminal_text(f"thousand verify --case-list conformance/starter.txt "
+                                                    f"{' '.join(listed)} -- python adapter.py", excused, tail_only=True),
+            "verify-starter-pass": terminal_text(f"thousand verify --case-list conformance/starter.txt "
+                                                 f"{' '.join(listed)} -- python adapter.py", passing, tail_only=False,
+                                                 full_blocks=len(passing.stdout.splitlines())),
+        }
+    for name, text in texts.items():
+        clean = text.replace(str(broken), "adapter.py").replace(str(fixed), "adapter.py").replace(str(work) + "/", "")
+        clean = clean.replace(sys.executable, "python")
+        (SNIPPETS_DIR / f"{name}.txt").write_text(clean, encoding="utf-8")
+
+
+def report_excerpt(report: dict[str, Any]) -> str:
+    """The first failing result of a real report, one field a line; the state before the step
+    cut to its first keys (`"...": "..."` marks what is left out), the time rounded."""
+    result = dict(next(r for r in results_of(report) if r.get("outcome") == "fail"))
+    result["seconds"] = round(float(result.get("seconds", 0)), 2)
+    lines = ["{"]
+    for key, value in result.items():
+        if key == "details" and isinstance(value, dict):
+            details = dict(value)
+            state = details.get("state_before")
+            if isinstance(state, dict):
+                details["state_before"] = {**{k: state[k] for k in list(state)[:3]}, "...": "..."}
+            inner = [f'    {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}' for k, v in details.items()]
+            lines.append(f'  "details": {{\n' + ",\n".join(inner) + "\n  },")
+        else:
+            lines.append(f"  {json.dumps(key)}: {json.dumps(value, ensure_ascii=False)},")
+    lines[-1] = lines[-1].rstrip(",")
+    return "\n".join(lines + ["}"]) + "\n"
 
 
 def tidy(path: Path, drop_details: bool) -> None:
@@ -144,17 +259,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="only these runs")
     args = parser.parse_args(argv)
     if args.check:
-        problems = stale_reports()
+        problems = stale_reports() + stale_snippets()
         for problem in problems:
             print(problem)
         if problems:
-            print("run `python -m sitegen.results` and commit docs/results/", file=sys.stderr)
+            print("run `python -m sitegen.results` and commit docs/results/ and docs/snippets/", file=sys.stderr)
         return 1 if problems else 0
     return regenerate([run for run in RUNS if not args.only or run.name in args.only])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 # --- the Results page ----------------------------------------------------------------------
@@ -219,72 +330,48 @@ def _empty() -> Counter[str]:
 
 # --- the numbers of docs/verify.md -------------------------------------------------------------
 
-def _by_knob_section(report: dict[str, Any]) -> str:
-    """The runner's closing line: unexpected outcomes by the rule sections of their knobs."""
-    from conformance.cli.report import sections_of
-
-    tally: Counter[str] = Counter()
-    for result in results_of(report):
-        if result.get("outcome") not in ("pass", "skipped"):
-            tally.update(sections_of(result))
-    ordered = sorted(tally.items(), key=lambda item: (-item[1], item[0]))
-    return "unexpected outcomes by rule section: " + ", ".join(f"{s} {n}" for s, n in ordered) if ordered else ""
-
-
-def _summary(report: dict[str, Any] | None) -> str:
-    from conformance.cli.report import summary_line
-
-    return summary_line(results_of(report)) if report else "(report missing: run python -m sitegen.results)"
+BROKEN_SNIPPETS = ("verify-broken", "verify-broken-list", "verify-broken-json", "verify-broken-expected",
+                   "verify-starter-pass")
+OUTPUT_SNIPPETS = tuple(sorted({run.snippet for run in RUNS if run.snippet} | set(BROKEN_SNIPPETS)))
 
 
 def verify_snippets(cases: Sequence[Any]) -> dict[str, str]:
-    """The generated lines docs/verify.md includes (pymdownx.snippets), by path below docs/."""
+    """The lines docs/verify.md includes that `python -m sitegen` computes from the corpus (the
+    terminal outputs are written by `python -m sitegen.results` from real runs: OUTPUT_SNIPPETS)."""
     every = len(runner.plan(cases))
-    reports = {run.name: load_report(run) for run in RUNS}
     starter_ids = read_case_list(STARTER)
     starter_pairs = len(runner.plan(cases, (), starter_ids))
-    polish, everything = reports["python-toy-polish"], reports["python-toy-all"]
     return {
-        "snippets/verify-reference.txt": f"{every}/{every} pass {every}\n{every} pass\n",
         "snippets/verify-reference-count.txt":
             f"The number grows as the corpus grows; today the reference passes all {every} (case, profile) pairs "
             "(this line is regenerated by `python -m sitegen`).\n",
-        "snippets/verify-starter.txt":
-            f"$ thousand verify --case-list conformance/starter.txt -- python examples/adapters/python/adapter.py\n"
-            f"{_summary(reports['python-toy'])}\n"
-            f"$ thousand verify --case-list conformance/starter.txt -- node examples/adapters/node/adapter.js\n"
-            f"{_summary(reports['node-toy'])}\n",
         "snippets/verify-starter-count.txt":
             f"{_number_word(len(starter_ids))} cases make {starter_pairs} runs because most cases apply to several "
             "profiles (and options):\n",
-        # The page's broken adapter fails the 2 pairs of one starter case and passes the others.
-        "snippets/verify-broken.txt": f"{starter_pairs - 2} pass, 2 fail\n",
-        "snippets/verify-broken-expected.txt": f"{starter_pairs - 2} pass, 2 fail (2 expected failures)\n",
-        "snippets/verify-starter-pass.txt": f"{starter_pairs} pass\n",
-        "snippets/verify-polish.txt": f"{_summary(polish)}\n{_by_knob_section(polish) if polish else ''}\n",
-        "snippets/verify-everything.txt": f"{_summary(everything)}\n{_by_knob_section(everything) if everything else ''}\n",
-        "snippets/verify-root-causes.txt": _root_causes(reports["two-mistakes-polish"]),
     }
 
 
-def _root_causes(report: dict[str, Any] | None) -> str:
-    """The end of a real run's terminal output: the summary, then the root causes."""
-    if report is None:
-        return "(report missing: run python -m sitegen.results)\n"
-    from conformance.harness.reports import print_groups
-    from conformance.cli.verify import next_step_line
+def stale_snippets() -> list[str]:
+    """Why a terminal output on docs/verify.md is missing or is not its run's (the summary line
+    of the committed report must be in it)."""
+    from conformance.cli.report import summary_line
 
-    command = ("python", "-m", "mutants.serve", *TWO_MISTAKES)
-    out = io.StringIO()
-    print(f"$ thousand verify --profile polish -- {' '.join(command)}", file=out)
-    print("...", file=out)
-    print(_summary(report), file=out)
-    print_groups(report["groups"], report["unexpected"], out, shown=5, further=report.get("further", []))
-    print(next_step_line("polish", command), file=out)
-    return out.getvalue()
+    problems = [f"docs/snippets/{name}.txt is missing" for name in OUTPUT_SNIPPETS
+                if not (SNIPPETS_DIR / f"{name}.txt").is_file()]
+    for run in RUNS:
+        report, path = load_report(run), SNIPPETS_DIR / f"{run.snippet}.txt"
+        if not run.snippet or report is None or not path.is_file():
+            continue
+        if f"\n{summary_line(results_of(report))}" not in path.read_text(encoding="utf-8"):
+            problems.append(f"docs/snippets/{run.snippet}.txt does not show the summary of docs/results/{run.name}.json")
+    return problems
 
 
 def _number_word(n: int) -> str:
     words = ("Zero", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Eleven",
              "Twelve", "Thirteen", "Fourteen", "Fifteen", "Sixteen", "Seventeen", "Eighteen", "Nineteen", "Twenty")
     return words[n] if n < len(words) else str(n)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,7 +10,7 @@ from typing import Iterator
 
 import pytest
 
-from conformance.rulesets import compare, replay
+from conformance.rulesets import compare, explain, replay
 from conformance.cli import main
 from conformance.corpus.transcripts import CASES_DIR, Transcript
 
@@ -155,9 +155,15 @@ def test_a_declared_marriage_is_played_plainly_where_declaration_is_automatic(re
 
 
 def test_replay_all_explains_the_worked_example() -> None:
-    code, out, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
+    code, text, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
     assert code == 0, err
-    assert "seat 0 (declarer): 84 card points + marriage D 80 = 164 >= contract 160: +160" in out
+    assert max(len(line) for line in text.splitlines()) <= 100  # a 100-column terminal
+    assert "classic + 32 options" in text and "classic+pre-talon-cap" in text
+    out = " ".join(text.split())  # the lines are wrapped
+    assert ("seat 0 (declarer): 84 card points + marriage D 80 = 164 >= contract 160, made; "
+            "scores the contract (scoring.declarer_scores: contract): +160") in out
+    assert "scores its total 164 (scoring.declarer_scores: total): +164" in out  # classic+actual-total
+    assert "23 card points + last-trick bonus 10 = 33, rounded nearest_5 to 35: +35" in out
     assert "23 card points, rounded nearest_5 to 25: +25" in out
     assert "23 card points, rounded nearest_10 to 20: +20" in out
     assert "polish, polish-tournament" in out and "scoring.defender_rounding nearest_5 -> nearest_10" in out
@@ -194,12 +200,67 @@ def test_bad_input_is_one_clear_error(argv: tuple[str, ...], wanted: str) -> Non
 
 
 def test_rounding_follows_the_scoring_knobs() -> None:
-    assert [replay.round_total(x, "nearest_5") for x in (22, 23, 26, 11, 14)] == [20, 25, 25, 10, 15]
-    assert [replay.round_total(x, "nearest_10") for x in (74, 35, 23, 13)] == [70, 40, 20, 10]
-    assert replay.round_total(57.5, "exact") == 57.5
+    assert [explain.round_total(x, "nearest_5") for x in (22, 23, 26, 11, 14)] == [20, 25, 25, 10, 15]
+    assert [explain.round_total(x, "nearest_10") for x in (74, 35, 23, 13)] == [70, 40, 20, 10]
+    assert explain.round_total(57.5, "exact") == 57.5
 
 
 def test_all_means_every_profile_and_option() -> None:
     names = replay.parse_profiles("all")
     assert "classic+dump" in names and "polish-tournament" in names and len(names) == len(set(names))
     assert (CASES_DIR / f"{WORKED_EXAMPLE}.yaml").is_file()
+
+
+# --- the explanation's arithmetic ------------------------------------------------------------
+
+# The deals the "Same deal, every rulebook" page shows, and a few whose end of deal has
+# bolt penalties, the barrel and the dump (the steps after the deal's own arithmetic).
+EXPLAINED_DEALS = (
+    WORKED_EXAMPLE,
+    "gambler-club/bolts/third-bolt-costs-120-and-resets",
+    "gambler-club/giving_up/rospis-halves-kept-exactly",
+    "gambler-club/barrel/reaching-880-caps-and-enters",
+    "polish-tournament/defender_lock/seed-004-780-plus-40-is-800",
+    "classic/barrel/third-deal-without-win-drops-to-760",
+)
+
+
+@pytest.mark.parametrize("case_id", EXPLAINED_DEALS)
+def test_the_explained_sums_are_the_deal_results_under_every_profile_and_option(
+        case_id: str, replayer: replay.Replayer) -> None:
+    """Total = card points + marriages + aces + bonuses (the events), then rounding, the
+    declarer's rule, the defender lock and the end-of-deal steps: the explained total and
+    change equal the implementation's ``points`` and ``deltas`` for every seat."""
+    case = replay.load_case(case_id)
+    scored = 0
+    for profile in replay.parse_profiles("all"):
+        result = replayer.replay(case, profile)
+        for deal in result.deals:
+            for entry in explain.seat_sums(deal, replay.resolved(profile)):
+                scored += 1
+                assert entry.agrees(), f"{profile} deal {deal.number}: {entry.text()}"
+                assert "unexplained" not in entry.text()
+    assert scored > 0
+
+
+def test_the_explained_sums_hold_for_every_hand_written_transcript(replayer: replay.Replayer) -> None:
+    """Every transcript under its own first profile: bolts, barrel, dump, give-ups, locks."""
+    checked = 0
+    for case in replay.hand_written_cases():
+        profile = case.profiles[0]
+        for deal in replayer.replay(case, profile).deals:
+            for entry in explain.seat_sums(deal, replay.resolved(profile)):
+                checked += 1
+                assert entry.agrees(), f"{case.id} [{profile}] deal {deal.number}: {entry.text()}"
+    assert checked > 500
+
+
+def test_a_total_that_misses_a_bonus_is_marked_unexplained() -> None:
+    """Were the half-marriage bonus left out, the sum would not be the implementation's."""
+    record = replay.DealRecord(1, kind="played", made=True, contract=100, declarer=0,
+                               points=[100, 0, 20], deltas=[100, 0, 20], scores_before=[0, 0, 0],
+                               raw_events=[{"type": "trick_won", "player": 0, "trick": 1, "points": 100},
+                                           {"type": "trick_won", "player": 2, "trick": 2, "points": 0}])
+    sums = explain.seat_sums(record, replay.resolved("classic"))
+    assert sums[0].agrees() and not sums[2].agrees()
+    assert "unexplained: the implementation has total 20" in sums[2].text()

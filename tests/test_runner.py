@@ -146,3 +146,10 @@ def test_parallel_jobs_give_the_same_outcomes(tmp_path: Path) -> None:
     results = run(tmp_path, jobs=3)
     assert [r.case_id for r in results] == [f"t/p{n}" for n in range(6)]
     assert [r.outcome for r in results] == ["fail", "pass"] * 3
+
+
+def test_values_in_runner_messages_are_json() -> None:
+    """One notation in messages (the protocol's): ["bid 105"], not Python's ['bid 105']."""
+    assert runner._short(["bid 105"]) == '["bid 105"]'
+    assert runner._short({"type": "bonus", "points": None}) == '{"type": "bonus", "points": null}'
+    assert runner._short("bid 105") == '"bid 105"'

@@ -67,7 +67,11 @@ def test_a_listed_case_that_passes_fails_the_run(corpus: Path, tmp_path: Path, c
     listed = tmp_path / "xfail.txt"
     listed.write_text("t/wrong\nt/good@toy  # fixed since\n")
     assert verify(corpus, "--expected-failures", str(listed)) == 1
-    assert "UNEXPECTED PASS t/good [toy]" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "UNEXPECTED PASS t/good [toy]" in out
+    # the summary of a failed run does not count the surprise as a pass
+    assert "1 unexpected pass (listed as expected to fail)" in out
+    assert not any(line.startswith("1 pass") for line in out.splitlines()), out
 
 
 def test_a_listed_case_that_does_not_exist_fails_the_run(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -13,6 +13,7 @@ import functools
 import html.parser
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -214,6 +215,7 @@ def test_search_finds_the_barrel(chromium: str, served: tuple[str, type[_Handler
     about_barrel = [path for path, result in zip(paths, results)
                     if "barrel" in path and "barrel" in result["title"].lower()]
     assert about_barrel, f"no search result links to a page about the barrel: {results[:10]}"
+    assert not paths[0].startswith("/cases/"), f"a transcript ranks first, above the explanations: {results[:5]}"
     assert all(path.startswith("/") for path in paths)
     target = site / about_barrel[0].strip("/") / "index.html"
     assert target.is_file(), f"the search result {about_barrel[0]} names no built page"
@@ -221,8 +223,6 @@ def test_search_finds_the_barrel(chromium: str, served: tuple[str, type[_Handler
 
 def test_every_profile_rule_links_to_a_transcript() -> None:
     """Each knob on a profile page links to a transcript: its own, or (inert here) the deciding rule's."""
-    import re
-
     import variants
 
     for info in variants.list_profiles():
@@ -260,7 +260,9 @@ window.addEventListener("load", () => setTimeout(() => {
   if (box2) { box2.click(); hidden = [...document.querySelectorAll("tr.same-row")].filter(r => r.offsetParent === null).length; }
   const out = document.createElement("pre");
   out.id = "measured";
+  const heights = [...document.querySelectorAll("table.replay-table th")].map(th => th.getBoundingClientRect().height);
   out.textContent = JSON.stringify({
+    tallest_replay_header: Math.max(0, ...heights), replay_tables: document.querySelectorAll("table.replay-table").length,
     body: document.documentElement.scrollWidth, viewport: window.innerWidth,
     main_right: box.right, widest: widest, hidden_same_rows: hidden,
     same_rows: document.querySelectorAll("tr.same-row").length,
@@ -359,8 +361,6 @@ def test_no_page_names_a_path_outside_the_repository() -> None:
 
 def test_every_citation_links_to_the_sources_page() -> None:
     """On the profile pages every 'Source:' names its key as a link to sources.md#key."""
-    import re
-
     for page in (ROOT / "docs" / "profiles").glob("*.md"):
         for line in page.read_text(encoding="utf-8").splitlines():
             if "*Source: " in line:
@@ -369,10 +369,101 @@ def test_every_citation_links_to_the_sources_page() -> None:
 
 def test_verify_page_numbers_come_from_sitegen() -> None:
     """Run summaries on docs/verify.md are included from generated snippets, so --check catches stale ones."""
-    import re
-
     text = (ROOT / "docs" / "verify.md").read_text(encoding="utf-8")
     hard = [line for line in text.splitlines() if re.match(r"^\d+(/\d+)? pass\b", line)]
     assert not hard, f"docs/verify.md writes run counts by hand: {hard}"
     for name in re.findall(r'--8<-- "docs/(snippets/[^"]+)"', text):
         assert (ROOT / "docs" / name).is_file(), name
+
+
+# --- issue 19: values in words or JSON, the knob reference, replays on a phone, case checks ---
+
+class _Text(html.parser.HTMLParser):
+    """A page's visible text, leaving out scripts and styles."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parts: list[str] = []
+        self._skip: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._skip:
+            if tag == self._skip[0]:
+                self._skip.append(tag)
+        elif tag in ("script", "style"):
+            self._skip.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._skip and tag == self._skip[-1]:
+            self._skip.pop()
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.parts.append(data)
+
+
+# A frozen mapping; a dict, tuple or list of quoted strings as Python prints it ({'S': 40},
+# ('a', 'b'), ['bid 105']); Python's constants. A quotation in parentheses, as prose writes
+# it ("gives K to Ben ('give K 9')"), is not a repr.
+PYTHON_REPR = re.compile(r"mappingproxy|\{'|\('[^'\n]*',|\['[^'\n]*'[,\]]|\b(?:True|False|None)\b")
+# A highlighted block of source code (the adapter's Python on verify.md, a YAML profile, a
+# diff) has keyword or diff tokens; outputs (console, text, JSON) have none. Source is not a value shown.
+SOURCE_BLOCK = re.compile(r'<div class="highlight"><pre>(?:(?!</pre>).)*?<span class="(?:k[ct]?|g[di])">.*?</pre></div>', re.S)
+
+
+def test_no_page_shows_a_python_repr(site: Path) -> None:
+    """Every value on every built page is in words or JSON: no frozen mapping, no Python
+    quoting, no True/False/None (outside code blocks that show source code)."""
+    found = []
+    for page in sorted(site.rglob("*.html")):
+        parser = _Text()
+        parser.feed(SOURCE_BLOCK.sub("", page.read_text(encoding="utf-8")))
+        text = "".join(parser.parts)
+        for match in PYTHON_REPR.finditer(text):
+            found.append(f"{page.relative_to(site)}: ...{text[max(0, match.start() - 60):match.end() + 60]}...")
+    assert not found, f"{len(found)} Python reprs in the built site, e.g.\n" + "\n".join(found[:10])
+
+
+def _dom(chromium: str, base: str, page: str, profile: Path) -> str:
+    done = subprocess.run(_browser(chromium, profile, "--virtual-time-budget=5000", "--dump-dom", f"{base}/{page}"),
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    assert done.returncode == 0, f"chromium failed on {page}: {done.stderr[-2000:]}"
+    return done.stdout
+
+
+def test_the_knob_reference_lists_every_knob_with_its_allowed_values(chromium: str, served: tuple[str, type[_Handler]],
+                                                                     tmp_path: Path) -> None:
+    from variants.schema import rule_sections
+
+    base, _ = served
+    dom = _dom(chromium, base, "knobs/", tmp_path / "profile")
+    knobs = [f"{section}.{knob}" for section, names in rule_sections().items() for knob in names]
+    missing = [knob for knob in knobs if f'id="{knob.replace(".", "-").replace("_", "-")}"' not in dom]
+    assert not missing, f"the knob reference has no entry for {missing}"
+    assert "no_tricks" in dom and "Allowed values" in dom
+    assert "no limit" in dom and "Write <code>null</code>, not <code>off</code>" in dom
+    profile_page = _dom(chromium, base, "profiles/gambler-club/", tmp_path / "profile")
+    assert 'href="../../knobs/#auction-stop-at"' in profile_page, "profile pages link each rule to the knob reference"
+    assert "<code>auction.stop_at: null</code>" in _dom(chromium, base, "profiles/classic/", tmp_path / "profile")
+
+
+def test_the_same_deal_page_is_readable_at_400(chromium: str, served: tuple[str, type[_Handler]], site: Path,
+                                               tmp_path: Path) -> None:
+    base, _ = served
+    found = _measure(chromium, base, site, "compare-deals/", 400, 900, tmp_path / "profile")
+    assert found["body"] <= found["viewport"], f"the Same deal page scrolls sideways at 400 px: {found}"
+    assert found["replay_tables"] >= 5 and found["tallest_replay_header"] < 200, \
+        f"a replay table's profile cell is too tall at 400 px: {found}"
+    wide = _measure(chromium, base, site, "compare-deals/", 1400, 1000, tmp_path / "profile")
+    assert wide["tallest_replay_header"] < 200, f"a replay table's header is too tall at 1400 px: {wide}"
+
+
+def test_a_case_page_shows_each_steps_legal_set(chromium: str, served: tuple[str, type[_Handler]], tmp_path: Path) -> None:
+    base, _ = served
+    dom = _dom(chromium, base, "cases/gambler-club/auction/bidding-stops-at-120-first/", tmp_path / "profile")
+    assert "legal before it (exactly)" in dom
+    legal = dom.split("legal before it (exactly)", 1)[1].split("</td>", 1)[0]
+    for action in ("pass", "bid 105", "bid 110", "bid 115", "bid 120"):
+        assert f"<code>{action}</code>" in legal, f"{action} missing from the legal set shown: {legal}"
+    assert "refused as <code>bid_past_stop</code>" in dom
+    assert "<title>Below 120 no bid above 120 is legal" in dom, "a case page is titled by its heading"

@@ -112,3 +112,23 @@ def test_the_installed_command_runs() -> None:
     assert result.returncode == 1
     assert result.stdout.strip() == f"{bad}:10:1: tab character in indentation: YAML indentation must use spaces"
     assert result.stderr == ""
+
+
+def test_show_of_a_bare_name_suggests_the_house_file_here(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "new", "oak-club", "--extends", "gambler-club")[0] == 0
+    code, _, err = run(capsys, "show", "oak-club")
+    assert code == 1 and "did you mean the file ./oak-club.yaml?" in err and "'gambler-club'" not in err.split("(profiles")[0]
+
+
+def test_an_int_or_null_knob_written_off_is_told_to_write_null(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    run(capsys, "new", "oak-club", "--extends", "gambler-club")
+    text = (tmp_path / "oak-club.yaml").read_text(encoding="utf-8")
+    assert "Knob reference" in text and "Write null (not `off`)" in text  # the template names the reference
+    (tmp_path / "oak-club.yaml").write_text(text.replace("rules: {}\n", 'rules:\n  auction:\n    stop_at: {value: "off", '
+                                                         'ruling: "We never stop the auction at any amount."}\n', 1))
+    code, out, _ = run(capsys, "validate", "oak-club.yaml")
+    assert code == 1 and "expected an integer >= 50 and <= 1000 or null (write null for no limit), got 'off'" in out

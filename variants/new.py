@@ -43,8 +43,9 @@ rules: {{}}
 #   marriages:
 #     four_aces: {{value: 200, ruling: "We count four aces like a marriage worth 200; no source we have says so."}}
 # Each value carries either `source: "KEY section"` (KEY listed under sources) or
-# `ruling:` (your decision and its reason, at least 20 characters). The knob names and
-# their allowed values are in spec/schema/profile.schema.json and on the profile pages.
+# `ruling:` (your decision and its reason, at least 20 characters). Every knob, what it
+# means, its allowed values and which profile sets what: the "Knob reference" page of the
+# rules site (docs/knobs.md). Write null (not `off`) where a knob allows no limit.
 """
 
 

@@ -204,8 +204,12 @@ def resolve(name: str) -> ResolvedProfile:
     path = PROFILES_DIR / f"{profile}.yaml"
     if not path.is_file():
         names = bundled_names()
-        close = difflib.get_close_matches(profile, names, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        local = Path(f"{profile}.yaml")
+        if local.is_file():  # a house file here, named without its extension
+            hint = f"; did you mean the file ./{local}? (a file is named with its .yaml)"
+        else:
+            close = difflib.get_close_matches(profile, names, n=1, cutoff=0.6)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ProfileError(name, f"unknown profile {profile!r}{hint} (profiles: {', '.join(names)})")
     return _build(_load_document(path), options)
 

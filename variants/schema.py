@@ -129,6 +129,8 @@ def expected(schema: dict[str, Any]) -> str:
             bounds.append(f"<= {schema['maximum']}")
         if bounds:
             text = text.replace("an integer", "an integer " + " and ".join(bounds))
+    if "integer" in kinds and "null" in kinds:
+        text += " (write null for no limit)"
     if "value" in schema.get("properties", {}):
         text = "a mapping {value: ..., source: ...} or {value: ..., ruling: ...}"
     return text

@@ -409,7 +409,7 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
         print(f"UNEXPECTED PASS {result.case_id} [{result.profile}]: listed as expected to fail", file=out)
     for entry in verdict.stale_entries:
         print(f"STALE {entry}", file=out)
-    print(summary_line(results), file=out)
+    print(summary_line(results, verdict), file=out)
     for line in detail_lines(results):
         print(line, file=out)
     causes, further = reports.diagnose(verdict.unexpected, results)
@@ -430,16 +430,25 @@ def next_step_line(profile: str, command: Sequence[str]) -> str:
             f"(a house profile of the knob values that explain the failures, and what no knob explains)")
 
 
-def summary_line(results: Sequence[runner.Result]) -> str:
+def summary_line(results: Sequence[runner.Result], verdict: reports.Verdict | None = None) -> str:
+    """The tally of outcomes; with the verdict, the passes listed as expected to fail and the
+    stale list entries are counted apart (they fail the run, so they are not passes)."""
     tally = reports.counts(results)
+    surprises = len(verdict.unexpected_passes) if verdict else 0
+    tally["pass"] -= surprises
     excused = sum(r.expected_failure for r in results)
     line = ", ".join(f"{count} {outcome}" for outcome, count in tally.items()
-                     if count and outcome != "not_declared") or "no cases checked"
+                     if count and outcome != "not_declared") or ("" if surprises else "no cases checked")
     partial = sum(r.partial and r.outcome == "pass" for r in results)
     if partial:
         line += f" ({partial} of the passes partially checked)"
     if excused:
         line += f" ({excused} expected failures)"
+    if surprises:
+        line += f"{', ' if line else ''}{surprises} unexpected pass{'es' if surprises > 1 else ''} (listed as expected to fail)"
+    stale = len(verdict.stale_entries) if verdict else 0
+    if stale:
+        line += f", {stale} stale expected-failure entr{'ies' if stale > 1 else 'y'}"
     return line
 
 

@@ -346,26 +346,26 @@ class Worker:
         if direction == "command":
             problem = schemas.first_problem(schemas.command_validator(command), message)
             if problem:
-                raise CaseBugError(f"the runner would send an invalid {command!r} command: {problem}")
+                raise CaseBugError(f"the runner would send an invalid {_short(command)} command: {problem}")
             return
         problem = schemas.reply_problem(command, message)
         if problem:
-            raise ProtocolFailure(f"reply to {command!r} does not match spec/schema/protocol/{command}.reply.json: {problem}")
+            raise ProtocolFailure(f"reply to {_short(command)} does not match spec/schema/protocol/{command}.reply.json: {problem}")
 
     def _ask(self, command: str, **fields: Any) -> dict[str, Any]:
         impl = self.impl
         if impl is None:  # killed by an interruption from another thread
-            raise ProtocolFailure(f"the implementation was stopped before {command!r}")
+            raise ProtocolFailure(f"the implementation was stopped before {_short(command)}")
         reply = impl.request(command, **fields)
         if "skipped" in reply:
             reason = reply["skipped"].get("reason", "") if isinstance(reply["skipped"], dict) else reply["skipped"]
             raise SkippedByImplementation(f"{command}: {clip_text(str(reason), 200)}")
         if "errored" in reply:
             message = reply["errored"].get("message", "") if isinstance(reply["errored"], dict) else reply["errored"]
-            raise ProtocolFailure(f"the implementation reported an error on {command!r}: {clip_text(str(message), 500)}")
+            raise ProtocolFailure(f"the implementation reported an error on {_short(command)}: {clip_text(str(message), 500)}")
         key, kind = _REPLY_FIELD[command]
         if not isinstance(reply.get(key), kind) or (kind is int and isinstance(reply.get(key), bool)):
-            raise ProtocolFailure(f"reply to {command!r} lacks {key!r} of the right type: {_short(reply)}")
+            raise ProtocolFailure(f"reply to {_short(command)} lacks {_short(key)} of the right type: {_short(reply)}")
         return reply
 
     # --- one case ---
@@ -495,7 +495,7 @@ class CaseRun:
         assert worker.start_reply is not None
         offered = worker.start_reply["profiles"]
         if offered != "any" and self.profile not in offered:
-            raise NotDeclared(f"the implementation does not declare profile {self.profile!r}")
+            raise NotDeclared(f"the implementation does not declare profile {_short(self.profile)}")
         fields: dict[str, Any] = {"profile": self.profile, "state": self._match_state()}
         document = self._document(required=offered == "any")
         if document is not None:
@@ -512,7 +512,7 @@ class CaseRun:
                 documents[self.profile] = Preencoded(resolver(self.profile)) if resolver else None
             except Exception as exc:  # any resolver error means the case names a bad profile
                 if required:
-                    raise CaseBugError(f"profile {self.profile!r} cannot be resolved: {exc}") from None
+                    raise CaseBugError(f"profile {_short(self.profile)} cannot be resolved: {exc}") from None
                 documents[self.profile] = None
         document = documents[self.profile]
         if document is None and required:
@@ -569,7 +569,7 @@ class CaseRun:
         if not reply["ok"]:
             signature, direct, upstream = diagnosis.refused_finding(phase, action, diagnosis.refusal_label(reply.get("refusal")))
             self._record("accepted", signature, (direct, upstream),
-                         f"{action!r} was refused: {_refusal_text(reply.get('refusal'))}",
+                         f"{_short(action)} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
         self._check_events(step.get("events"), reply.get("events"), phase, before)
         if step.get("expect"):
@@ -604,13 +604,13 @@ class CaseRun:
             self.known_state = None
             signature, direct, upstream = diagnosis.refusal_finding(phase, reason, None)
             self._record("refusal", signature, (direct, upstream),
-                         f"{step['action']!r} must be refused ({reason}); it was accepted",
+                         f"{_short(step['action'])} must be refused ({reason}); it was accepted",
                          wanted, {"accepted": True, "events": reply.get("events")}, before, ends=True)
         refusal = reply.get("refusal")
         if not isinstance(refusal, dict) or not same(wanted, refusal):
             signature, direct, upstream = diagnosis.refusal_finding(phase, reason, diagnosis.refusal_label(refusal))
             self._record("refusal", signature, (direct, upstream),
-                         f"{step['action']!r} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",
+                         f"{_short(step['action'])} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",
                          wanted, refusal, before)
         self.known_state = None
         after = self._state()
@@ -618,7 +618,7 @@ class CaseRun:
             changed = sorted(k for k in set(before) | set(after)
                              if k not in self.unsupported.state_fields and not equal(before.get(k), after.get(k)))
             self._record("unchanged", f"unchanged[{phase}]: a refusal changed " + ", ".join(changed[:5]),
-                         diagnosis.decided("unchanged"), f"the refused {step['action']!r} changed the state: {', '.join(changed)}",
+                         diagnosis.decided("unchanged"), f"the refused {_short(step['action'])} changed the state: {', '.join(changed)}",
                          {k: before.get(k) for k in changed}, {k: after.get(k) for k in changed}, before, ends=True)
 
     def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -681,7 +681,11 @@ def _refusal_text(refusal: Any) -> str:
 
 
 def _short(value: Any, limit: int = 300) -> str:
-    text = repr(value)
+    """A value in a message, as JSON (the protocol's own notation), clipped."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (ValueError, RecursionError):
+        text = "<not representable as JSON>"
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import itertools
 import json
 import sys
+import textwrap
 from dataclasses import asdict, dataclass, field
-from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
 
 import variants
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.rulesets import explain
 from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 
 TIMEOUT = 10.0
@@ -93,6 +96,9 @@ class DealRecord:
     winner: Any = None
     raw_events: list[dict[str, Any]] = field(default_factory=list)
     scores_before: list[Any] = field(default_factory=list)
+    barrel_before: list[bool] = field(default_factory=list)  # who was on the barrel when the deal began
+    applied: list[str] = field(default_factory=list)  # the actions the implementation accepted, in order
+    state_after: dict[str, Any] = field(default_factory=dict)
 
     def cells(self) -> dict[str, str]:
         """The result fields as display strings (equal strings mean equal results)."""
@@ -141,7 +147,8 @@ class Replay:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         for deal in data["deals"]:
-            deal.pop("raw_events", None)
+            for bulky in ("raw_events", "state_after", "applied"):
+                deal.pop(bulky, None)
         data["divergence"] = None if self.divergence is None else {**asdict(self.divergence), "text": self.divergence.text(detail=True)}
         return data
 
@@ -185,20 +192,50 @@ def describe_event(event: dict[str, Any]) -> str | None:
 
 # --- profiles and cases -------------------------------------------------------------------
 
-def compact_names(names: Sequence[str]) -> str:
-    """Profile names for a table cell: a profile listed with every one of its options is
-    written ``name (+ all N options)``."""
-    options = {info.name: [f"{info.name}+{o.name}" for o in info.options] for info in variants.list_profiles()}
-    parts: list[str] = []
+FOLD_FROM = 3  # a family with this many options or more in one list is written as a count
+
+
+def _families(names: Sequence[str]) -> list[tuple[str, bool, list[str], list[str]]]:
+    """(base, base listed, options listed, all its options) per family, in listing order; a
+    name that is no bundled profile (a house file) is a family of its own."""
+    listing = {info.name: [o.name for o in info.options] for info in variants.list_profiles()}
+    families: dict[str, tuple[bool, list[str]]] = {}
     for name in names:
-        family = options.get(name.split("+")[0], [])
-        base = name.split("+")[0]
-        if family and base in names and all(option in names for option in family):
-            if name == base:
-                parts.append(f"{base} (+ all {len(family)} options)")
+        base, _, option = name.partition("+")
+        listed, options = families.setdefault(base if base in listing else name, (False, []))
+        if option and base in listing:
+            options.append(option)
+        else:
+            families[base if base in listing else name] = (True, options)
+    return [(base, listed, options, listing.get(base, [])) for base, (listed, options) in families.items()]
+
+
+def compact_names(names: Sequence[str]) -> str:
+    """Profile names folded for a heading or a table cell: ``classic + 35 options``, or
+    ``classic + all 41 options``; a family with few options listed is written out."""
+    parts: list[str] = []
+    for base, listed, options, every in _families(names):
+        whole = listed and bool(options) and len(options) == len(every)
+        if len(options) < FOLD_FROM and not whole:
+            parts += ([base] if listed else []) + [f"{base}+{option}" for option in options]
             continue
-        parts.append(name)
+        count = f"all {len(every)}" if len(options) == len(every) else str(len(options))
+        parts.append(f"{base} + {count} options" if listed else f"{count} options of {base}")
     return ", ".join(parts)
+
+
+def folded_members(names: Sequence[str]) -> list[str]:
+    """What each folded family of ``compact_names`` holds, in words (empty when nothing is folded)."""
+    lines = []
+    for base, listed, options, every in _families(names):
+        if len(options) < FOLD_FROM or len(options) == len(every):
+            continue
+        missing = [option for option in every if option not in options]
+        if len(missing) <= len(options):
+            lines.append(f"{base}'s options but {', '.join(missing)}")
+        else:
+            lines.append(f"of {base}'s options: {', '.join(options)}")
+    return lines
 
 
 def parse_profiles(text: str) -> list[str]:
@@ -327,7 +364,8 @@ class _CaseReplay:
     def _play_deal(self, number: int, deal: dict[str, Any]) -> bool:
         """Play one deal; False when the profile refused a step (the replay stops)."""
         before = self.replayer._ask("state")["state"]
-        record = DealRecord(number, scores_before=list(before["scores"]))
+        record = DealRecord(number, scores_before=list(before["scores"]),
+                            barrel_before=[bool(seat.get("on")) for seat in before.get("barrel") or []])
         self.result.deals.append(record)
         reply = self.replayer._ask("deal", dealer=deal["dealer"], hands=deal["hands"], talon=deal["talon"])
         record.raw_events.extend(reply.get("events") or [])
@@ -357,9 +395,11 @@ class _CaseReplay:
         if not reply["ok"] and (reply.get("refusal") or {}).get("reason") == "marriage_declaration_automatic":
             plain = action.removesuffix(" marriage")
             self._note(number, index, f"marriages are declared automatically here: `{action}` played as `{plain}`")
+            action = plain
             reply = self.replayer._ask("apply", action=plain)
         if not reply["ok"]:
             raise _Refused(reply)
+        record.applied.append(action)
         record.raw_events.extend(reply.get("events") or [])
 
     def _legal_waiving_claims(self, number: int, index: int, action: str, record: DealRecord) -> list[str]:
@@ -373,6 +413,7 @@ class _CaseReplay:
             reply = self.replayer._ask("apply", action="no_redeal")
             if not reply["ok"]:
                 raise _Refused(reply)
+            record.applied.append("no_redeal")
             record.raw_events.extend(reply.get("events") or [])
         return legal
 
@@ -395,7 +436,8 @@ class _CaseReplay:
         self.result.notes.append(f"deal {number} step {index}: {text}")
 
     def _finish(self, record: DealRecord) -> None:
-        fill_record(record, self._state())
+        record.state_after = self._state()
+        fill_record(record, record.state_after)
 
 
 def _declares_automatically(profile: str) -> bool:
@@ -487,96 +529,14 @@ def group_by_result(replays: Sequence[Replay]) -> list[list[Replay]]:
 
 # --- explanations ------------------------------------------------------------------------------
 
-def round_total(total: Any, rule: str) -> Any:
-    """A defender's or declarer's total rounded as the scoring knobs say (DESIGN.md, scoring)."""
-    value = Fraction(str(total))
-    if rule == "nearest_5":
-        remainder = value % 5
-        return value - remainder + (5 if remainder >= 3 else 0)
-    if rule == "nearest_10":
-        remainder = value % 10
-        return value - remainder + (10 if remainder >= 5 else 0)
-    return value
-
-
-def _number(value: Any) -> str:
-    fraction = Fraction(str(value))
-    return str(fraction.numerator) if fraction.denominator == 1 else show(float(fraction))
-
-
 def explain_deal(record: DealRecord, profile: str) -> list[str]:
-    """How the deal's numbers follow from the profile's knobs, one line per seat."""
-    rules = resolved(profile)
+    """How the deal's numbers follow from its events and the profile's knobs, one line per seat."""
     if record.kind == "redeal":
         return ["redeal: nothing is scored"]
-    if record.kind is None or record.deltas is None or record.points is None:
+    sums = explain.seat_sums(record, resolved(profile))
+    if not sums:
         return [f"the deal did not end (phase {record.phase}): nothing scored"]
-    lines = []
-    for seat in range(3):
-        if record.kind == "given_up":
-            role = "declarer gives up" if seat == record.declarer else "defender"
-            lines.append(f"seat {seat} ({role}): {_signed(record.deltas[seat])}")
-            continue
-        if seat == record.declarer:
-            lines.append(_explain_declarer(record, seat, rules))
-        else:
-            lines.append(_explain_defender(record, seat, rules))
-    return lines
-
-
-def _marriage_words(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    values = rules.value("marriages.values")
-    suits = record.marriages[seat] if seat < len(record.marriages) else []
-    return "".join(f" + marriage {suit} {values[suit]}" for suit in suits if suit in values)
-
-
-def _explain_declarer(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    assert record.points is not None and record.deltas is not None
-    total = record.points[seat]
-    card = record.card_points[seat] if seat < len(record.card_points) else total
-    rounding = rules.value("scoring.declarer_rounding")
-    rounded = round_total(total, rounding)
-    text = f"seat {seat} (declarer): {show(card)} card points{_marriage_words(record, seat, rules)} = {_number(total)}"
-    if rounding != "exact" and rounded != Fraction(str(total)):
-        text += f", rounded {rounding} to {_number(rounded)}"
-    sign = ">=" if record.made else "<"
-    text += f" {sign} contract {show(record.contract)}: {_signed(record.deltas[seat])}"
-    return text + _limits(record, seat, Fraction(str(record.contract or 0)) * (1 if record.made else -1))
-
-
-def _explain_defender(record: DealRecord, seat: int, rules: variants.ResolvedProfile) -> str:
-    assert record.points is not None and record.deltas is not None
-    total = record.points[seat]
-    card = record.card_points[seat] if seat < len(record.card_points) else total
-    rounding = rules.value("scoring.defender_rounding")
-    rounded = round_total(total, rounding)
-    text = f"seat {seat} (defender): {show(card)} card points{_marriage_words(record, seat, rules)}"
-    text += f" = {_number(total)}" if _marriage_words(record, seat, rules) else ""
-    if rounding != "exact":
-        text += f", rounded {rounding} to {_number(rounded)}"
-    text += f": {_signed(record.deltas[seat])}"
-    return text + _limits(record, seat, rounded, rules)
-
-
-def _limits(record: DealRecord, seat: int, plain: Fraction, rules: variants.ResolvedProfile | None = None) -> str:
-    """Why a delta differs from the plain arithmetic: the events and knobs that changed it."""
-    assert record.deltas is not None
-    if Fraction(str(record.deltas[seat])) == plain:
-        return ""
-    causes = [words for words in record.events if words.startswith(f"seat {seat} ") and "marriage" not in words]
-    if rules is not None and not causes:
-        before = record.scores_before[seat] if seat < len(record.scores_before) else 0
-        if rules.value("defender_lock.enabled"):
-            causes.append(f"defender_lock (from {rules.value('defender_lock.from')}, "
-                          f"mode {rules.value('defender_lock.mode')}; score before {show(before)})")
-        if rules.value("barrel.enabled"):
-            causes.append(f"barrel (defender_points {rules.value('barrel.defender_points')})")
-    return f" (not {_signed(plain)}: {'; '.join(causes) or 'see the events'})"
-
-
-def _signed(value: Any) -> str:
-    fraction = Fraction(str(value))
-    return ("+" if fraction >= 0 else "") + _number(fraction)
+    return [entry.text() for entry in sums]
 
 
 # --- tables ---------------------------------------------------------------------------------
@@ -643,48 +603,117 @@ def _marks(rows: Sequence[Sequence[str]]) -> list[tuple[int, int]]:
     return [(r, c) for r, row in enumerate(rows) for c in range(1, len(row)) if r and row[c] != rows[0][c]]
 
 
+WIDTH = 100  # the terminal width the text form is laid out for
+
+
 def render_replay(case: Transcript, replays: Sequence[Replay], markdown: bool = False) -> str:
-    """The replays side by side: per deal one row per group of profiles with the same result."""
-    table = markdown_table if markdown else text_table
-    # the transcript's own profiles first: the other rows are read against them
-    home = {name for name in case.profiles}
+    """The replays side by side: per deal one entry per group of profiles with the same result
+    (a Markdown table row, or in text a lettered block that fits in WIDTH columns)."""
+    # the transcript's own profiles first: the other groups are read against them
+    home = set(case.profiles)
     groups = group_by_result(sorted(replays, key=lambda replay: replay.profile not in home))
     deal_count = max([len(r.deals) for r in replays] + [len(case.deals)])
-    headers = ["profiles", "replay"] + [name for name in RESULT_FIELDS if name != "winner"]
     out = [f"# Replay of {case.id}" if markdown else f"Replay of {case.id}", "", case.title, ""]
     if case.description and markdown:
         out += ["What the transcript records under " + ", ".join(case.profiles) + ":", "", case.description.strip(), ""]
-    out += [f"Replayed under {len(replays)} profile(s); profiles with the same result share a row; "
-            + ("bold" if markdown else "*") + " marks a cell that differs from the first row. "
-            "Tricks: the seat that won each trick. Trump: suit@trick it became trump. "
-            "Points: card points plus declared marriages, before rounding.", ""]
+    intro = (f"Replayed under {len(replays)} profile(s); profiles with the same result share a "
+             + ("row; bold marks a cell that differs from the first row. " if markdown else
+                "group; * marks a value that differs from group A. ")
+             + "Tricks: the seat that won each trick. Trump: suit@trick it became trump. "
+             "Points: card points plus declared marriages and bonuses, before rounding.")
+    out += ([intro] if markdown else _wrap(intro, "", "")) + [""]
     for number in range(1, deal_count + 1):
         rows = _deal_rows(groups, number)
-        out += [f"## Deal {number}" if markdown else f"Deal {number}", "", table(headers, rows, _marks(rows)), ""]
+        if markdown:
+            headers = ["profiles", "replay"] + [name for name in RESULT_FIELDS if name != "winner"]
+            out += [f"## Deal {number}", "", markdown_table(headers, rows, _marks(rows)), ""]
+        else:
+            out += [f"Deal {number}", *_text_blocks(rows), ""]
     out += ["## How each result comes about" if markdown else "How each result comes about", ""]
-    for group in groups:
-        out += _group_explanation(group, markdown, case, groups[0][0].profile)
+    for letter, group in zip(_letters(), groups):
+        out += _group_explanation(group, markdown, case, groups[0][0].profile, letter)
     return "\n".join(out).rstrip() + "\n"
 
 
-def _group_explanation(group: Sequence[Replay], markdown: bool, case: Transcript, baseline: str) -> list[str]:
+def _letters() -> Iterator[str]:
+    for number in itertools.count():
+        yield chr(ord("A") + number % 26) + ("" if number < 26 else str(number // 26))
+
+
+def _wrap(text: str, first: str, rest: str) -> list[str]:
+    return textwrap.wrap(text, width=WIDTH, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _text_blocks(rows: Sequence[Sequence[str]]) -> list[str]:
+    """A deal's groups as lettered blocks: the profiles, then the result fields packed into lines."""
+    names = ["replay"] + [name for name in RESULT_FIELDS if name != "winner"]
+    marks = set(_marks(rows))
+    lines: list[str] = []
+    for r, (letter, row) in enumerate(zip(_letters(), rows)):
+        lines += _wrap(row[0], f"  {letter:<3}", " " * 5)
+        fields = [f"{name}: {cell}" + (" *" if (r, c) in marks else "") for c, (name, cell) in enumerate(zip(names, row[1:]), start=1)]
+        lines += _pack(fields, " " * 5)
+    return lines
+
+
+def _pack(fields: Sequence[str], indent: str) -> list[str]:
+    """Fields on lines of at most WIDTH columns, three spaces apart; a longer field is wrapped."""
+    lines: list[str] = []
+    current = ""
+    for item in fields:
+        if current and len(indent) + len(current) + 3 + len(item) <= WIDTH:
+            current += "   " + item
+            continue
+        if current:
+            lines.append(indent + current)
+        current = item
+        if len(indent) + len(item) > WIDTH:
+            lines += _wrap(item, indent, indent + "  ")
+            current = ""
+    return lines + ([indent + current] if current else [])
+
+
+def _group_explanation(group: Sequence[Replay], markdown: bool, case: Transcript, baseline: str, letter: str) -> list[str]:
     first = group[0]
-    bullet = "- " if markdown else "  "
-    names = compact_names([r.profile for r in group])
-    lines = [f"### {names}" if markdown else names, ""]
-    lines.append(f"{bullet}replay: {first.stop_text(detail=True)}")
+    names = [r.profile for r in group]
+    if markdown:
+        lines = [f"### {compact_names(names)}", ""]
+        lines += [f"- {words}" for words in folded_members(names)]
+        body = explanation_lines(group, case, baseline)
+        return lines + [f"- {line}" for line in body] + [""]
+    lines = _wrap(f"{letter}  {compact_names(names)}", "", " " * 4)
+    lines += [line for words in folded_members(names) for line in _wrap(words, "    (", "     ")]
+    if len(lines) > 1 and folded_members(names):
+        lines[-1] += ")"
+    for line in explanation_lines(group, case, baseline):
+        lines += _wrap(line, "    ", "        ")
+    return lines + [""]
+
+
+def explanation_lines(group: Sequence[Replay], case: Transcript, baseline: str) -> list[str]:
+    """The group's replay, its rules against the first group, each deal's arithmetic and the notes."""
+    first = group[0]
+    lines = [f"replay: {first.stop_text(detail=True)}"]
     if first.profile != baseline:
-        lines.append(f"{bullet}{_rules_against(case, first.profile, baseline)}")
+        lines.append(_rules_against(case, first.profile, baseline))
     for deal in first.deals:
         prefix = f"deal {deal.number}: " if len(first.deals) > 1 else ""
-        lines += [f"{bullet}{prefix}{line}" for line in explain_deal(deal, first.profile)]
+        lines += [f"{prefix}{line}" for line in explain_deal(deal, first.profile)]
         if deal.events:
-            lines.append(f"{bullet}{prefix}events: {'; '.join(deal.events)}")
+            lines.append(f"{prefix}events: {'; '.join(deal.events)}")
         if deal.winner is not None:
-            lines.append(f"{bullet}{prefix}seat {deal.winner} wins the match")
+            lines.append(f"{prefix}seat {deal.winner} wins the match")
+    return lines + folded_notes(group)
+
+
+def folded_notes(group: Sequence[Replay]) -> list[str]:
+    """The replays' notes, each once, with the profiles it concerns folded."""
+    by_note: dict[str, list[str]] = {}
     for replay in group:
-        lines += [f"{bullet}{replay.profile}: {note}" for note in replay.notes]
-    return lines + [""]
+        for note in replay.notes:
+            by_note.setdefault(note, []).append(replay.profile)
+    return [f"{compact_names(profiles)}: {note}" for note, profiles in by_note.items()]
 
 
 def _rules_against(case: Transcript, profile: str, baseline: str) -> str:
@@ -694,10 +723,16 @@ def _rules_against(case: Transcript, profile: str, baseline: str) -> str:
                  if json.dumps(variants.thaw(knobs[knob]), sort_keys=True)
                  != json.dumps(variants.thaw(theirs.rules.get(section, {}).get(knob)), sort_keys=True)]
     about = [knob for knob in differing if knob in case.knobs]
-    words = [f"{knob} {show(variants.thaw(theirs.value(knob)))} -> {show(variants.thaw(mine.value(knob)))}" for knob in about]
+    words = [f"{knob} {_json(theirs.value(knob))} -> {_json(mine.value(knob))}" for knob in about]
     rest = len(differing) - len(about)
     text = f"rules against {baseline}: " + ("; ".join(words) if words else "none of the knobs this transcript is about differ")
     return text + (f" ({rest} other knob(s) differ: thousand compare {baseline} {profile})" if rest else "")
+
+
+def _json(value: Any) -> str:
+    """A knob value as a profile writes it: a word bare, anything else as JSON (null, true, [..])."""
+    plain = variants.thaw(value)
+    return plain if isinstance(plain, str) else json.dumps(plain, ensure_ascii=False)
 
 
 def replay_markdown(case_id: str, profiles: Sequence[str] | str = "all") -> str:
@@ -705,6 +740,64 @@ def replay_markdown(case_id: str, profiles: Sequence[str] | str = "all") -> str:
     names = parse_profiles(profiles) if isinstance(profiles, str) else list(profiles)
     case = load_case(case_id)
     return render_replay(case, replay_case(case, names), markdown=True)
+
+
+# --- a house transcript from a replay ---------------------------------------------------------
+
+def house_transcript(case: Transcript, result: Replay, knobs: Sequence[str]) -> dict[str, Any]:
+    """The replay of ``case`` under a house profile as a transcript of that profile: the actions
+    the implementation accepted, and after each deal its scores and result. The values were
+    recorded from the implementation; the description says so and shows the arithmetic for
+    the referee to check against the house rules."""
+    profile = resolved(result.profile)
+    lines = [f"Recorded by `thousand replay {case.id} --profiles {result.profile} --save-case DIR` from "
+             "the reference implementation, which plays the rules it is sent: check every expected value "
+             f"below against {profile.name}'s rules before relying on it. Replayed from {case.id} "
+             f"({case.title}).", ""]
+    for deal in result.deals:
+        lines += [f"Deal {deal.number}: " + "; ".join(explain_deal(deal, result.profile)) + "."]
+    lines += [note for note in result.notes]
+    deals = []
+    for record, source in zip(result.deals, case.deals):
+        result_fields = record.state_after.get("deal_result")
+        expect = {"scores": record.state_after.get("scores")}
+        if isinstance(result_fields, dict):
+            expect["deal_result"] = result_fields
+        deals.append({"dealer": source["dealer"], "hands": source["hands"], "talon": source["talon"],
+                      "steps": [{"action": action} for action in record.applied], "expect": expect})
+    leaf = case.id.split("/")[-1]
+    document: dict[str, Any] = {"id": f"{profile.name}/{leaf}", "title": f"{case.title} (under {profile.name})",
+                                "description": "\n".join(lines) + "\n", "profiles": [profile.name], "knobs": list(knobs)}
+    if case.match:
+        document["match"] = case.match
+    document["deals"] = deals
+    return document
+
+
+def changed_knobs(house: str) -> list[str]:
+    """The knobs a house file sets itself (the rest it inherits): what its transcripts must show."""
+    mine = resolved(house)
+    return [knob for knob, entry in mine.provenance.items() if entry.get("from") == mine.profile]
+
+
+def save_case(case: Transcript, result: Replay, folder: Path) -> Path:
+    """Write the house transcript below ``folder`` (as FOLDER/HOUSE/CASE.yaml); ReplayError when
+    the replay did not run to the end (a refused step has no recorded outcome to check)."""
+    if result.error or result.divergence:
+        raise ReplayError(f"--save-case: the replay under {result.profile} stopped ({result.stop_text()}); "
+                          "a transcript needs every step accepted: write this deal for your rules by hand")
+    import yaml
+
+    house = resolved(result.profile)
+    about = [knob for knob in changed_knobs(result.profile) if knob not in variants.inert_knobs(house)]
+    document = house_transcript(case, result, about or list(case.knobs))
+    path = folder / house.name / f"{case.id.split('/')[-1]}.yaml"
+    if path.exists():
+        raise ReplayError(f"--save-case: {path} exists; not overwritten")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None),
+                    encoding="utf-8")
+    return path
 
 
 def register(subparsers: Any) -> None:
@@ -716,6 +809,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("case_id", metavar="CASE_ID", help="transcript id, e.g. gambler-club/scoring/worked-example-contract-160-made")
     parser.add_argument("--profiles", default="all", metavar="all|P1,P2",
                         help="'all' (every profile and option, the default) or a comma-separated list")
+    parser.add_argument("--save-case", type=Path, metavar="DIR",
+                        help="with one profile (a house file): write the replay as a transcript of that profile "
+                             "under DIR/PROFILE/ (the outcomes recorded from the reference, to be checked), for "
+                             "thousand coverage --cases DIR --profile FILE")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print JSON")
     form.add_argument("--markdown", action="store_true", help="print Markdown")
@@ -729,7 +826,18 @@ def main(args: argparse.Namespace) -> int:
     except ReplayError as exc:
         print(f"thousand replay: {exc}", file=sys.stderr)
         return 2
+    if args.save_case is not None and len(names) != 1:
+        print("thousand replay: --save-case needs exactly one profile (--profiles ./house.yaml)", file=sys.stderr)
+        return 2
     replays = replay_case(case, names)
+    if args.save_case is not None and not replays[0].error:
+        try:
+            path = save_case(case, replays[0], args.save_case)
+        except (ReplayError, OSError) as exc:
+            print(f"thousand replay: {exc}", file=sys.stderr)
+            return 1
+        print(f"wrote {path}: check its expected values against your rules; then "
+              f"thousand coverage --cases {args.save_case} --profile {names[0]}", file=sys.stderr)
     if args.json:
         print(json.dumps({"case": case.id, "title": case.title, "replays": [r.to_json() for r in replays]}, indent=2))
     else:
