@@ -73,7 +73,9 @@ class Answer(NamedTuple):
     reply: dict[str, Any]
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once: json.dumps with options builds one per call
+# built once (json.dumps with options builds one per call); UTF-8 as it is, not \u-escaped: a
+# profile document with long non-ASCII rulings would otherwise grow threefold on the wire
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class Preencoded:
@@ -94,7 +96,7 @@ def encode_request(command: str, seq: int, fields: dict[str, Any]) -> bytes:
             spliced += f",{_quoted(key)}:{value.text}"
         else:
             text += f",{_quoted(key)}:{_ENCODER.encode(value)}"
-    return (text + spliced + "}\n").encode("utf-8")
+    return (text + spliced + "}\n").encode("utf-8", "surrogatepass")
 
 
 @functools.lru_cache(maxsize=256)
