@@ -112,7 +112,9 @@ def summary_line(results: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no results"
 
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+# what can start emphasis, code, a link, a heading or a table cell; "(" and "!" only act after
+# "]" or before "[", both escaped
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 
 
 def markdown_text(value: Any) -> str:
