@@ -105,7 +105,7 @@ def resolve_document(profile: str) -> dict[str, Any]:
 
 def read_case_list(path: Path) -> list[str]:
     """Case ids from a list file: one a line, blank lines and '#' comments ignored."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = reports.read_list(path).splitlines()
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
@@ -160,8 +160,8 @@ def check_options(args: argparse.Namespace) -> Options:
     if args.case_list:
         try:
             listed = read_case_list(args.case_list)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read --case-list {args.case_list}: {getattr(exc, 'strerror', None) or exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"cannot read --case-list: {exc}") from None
         if not listed:
             raise UsageError(f"--case-list {args.case_list} lists no case")
     for folder in args.cases:
