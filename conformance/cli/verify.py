@@ -236,6 +236,12 @@ def re_expected_cases(args: argparse.Namespace, options: Options, cases: Sequenc
     found = house_cases.oracle_cases(chosen, house.name, house.to_document(), args.rules, options.jobs, options.timeout,
                                      progress)
     clear_progress()
+    # the reference refusing the house rules is neither the transcripts' fault nor the
+    # implementation's: nothing is checked, and the line says whose it is
+    refused = [c for c in found if isinstance(c, CaseBug) and c.message.startswith("the reference under")]
+    if refused:
+        raise UsageError(f"--rules {args.rules}: the reference could not play {len(refused)} of {len(found)} cases under "
+                         f"these rules, so nothing was checked; first: {refused[0].id}: {refused[0].message[:400]}")
     return found
 
 

@@ -688,8 +688,9 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 outcome.deals_played += len(scenario.deals)
                 if divergence is not None and divergence.differences[0].detail == FAILED:
                     outcome.trial = number
-                    outcome.error = (f"the implementation broke the protocol (trial {number}): "
-                                     f"{divergence.differences[0].actual}")
+                    said = str(divergence.differences[0].actual)
+                    outcome.error = (f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
+                                     else f"the implementation broke the protocol (trial {number}): {said}")
                     break
                 if divergence is not None:
                     outcome.divergence, outcome.trial = divergence, number

@@ -107,6 +107,7 @@ class Observer:
         self.budget = budget or ReplyBudget()  # what the run may keep of large replies (shared by a Pool)
         self.timeouts_in_a_row = 0  # as the runner: an implementation that hangs on every case is given up
         self.start_failures = 0
+        self.cannot_start: CannotStart | None = None
         self.ever_started = False
         self.impl: Implementation | None = None
         self.offered: Any = None
@@ -118,14 +119,16 @@ class Observer:
         """Start the process and send ``start`` without waiting for its reply, so that several
         processes load at the same time (the reply is read by the first request)."""
         if self.impl is None and self._launched is None:
+            if self.cannot_start is not None:
+                raise CannotStart(str(self.cannot_start))
             if self.start_failures >= START_FAILURES_BEFORE_GIVING_UP:
                 raise ProtocolFailure(f"the implementation failed to start {self.start_failures} times; not retried")
             if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP:
                 raise Timeout(f"not run: the implementation timed out on {self.timeouts_in_a_row} cases in a row")
             try:
                 impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
-            except CannotStart:
-                self.start_failures = START_FAILURES_BEFORE_GIVING_UP  # no such file: trying again cannot help
+            except CannotStart as exc:
+                self.cannot_start = exc  # no such file: trying again cannot help
                 raise
             self._launched = impl, impl.post([("start", {"version": 1})])
 
@@ -281,7 +284,7 @@ def _clipped(value: Any) -> Any:
 
 
 def _mib(size: int) -> str:
-    return f"{size / (1024 * 1024):g} MiB"
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size // 1024} KiB"
 
 
 class ReplyBudget:
