@@ -158,6 +158,7 @@ def _build(leaf: _Document, option_names: list[str]) -> ResolvedProfile:
         provenance=freeze(builder.provenance),
         rulings=freeze(rulings),
         sources=freeze(sources),
+        lineage=tuple(document.name for document in reversed(chain[:-1])),
     )
 
 

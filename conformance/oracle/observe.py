@@ -124,7 +124,7 @@ class Observer:
             if self.start_failures >= START_FAILURES_BEFORE_GIVING_UP:
                 raise ProtocolFailure(f"the implementation failed to start {self.start_failures} times; not retried")
             if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP:
-                raise Timeout(f"not run: the implementation timed out on {self.timeouts_in_a_row} cases in a row")
+                raise Timeout(f"not run: the implementation timed out on {TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP} cases in a row")
             try:
                 impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
             except CannotStart as exc:
