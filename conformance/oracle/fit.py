@@ -458,11 +458,15 @@ def register(subparsers: Any) -> None:
         description="Observe an implementation on the corpus cases of a profile, then search knob values "
                     "from that profile for the rules under which the reference reproduces it best. Prints "
                     "a house profile (extends the profile) and the differences no knob explains. Exit 0 when the "
-                    "fitted rules explain every case, 1 when differences are left, 2 on usage errors.")
+                    "fitted rules explain every case, 1 when differences are left, 2 on usage errors, 3 when "
+                    "the fitted profile does not validate (a bug here), 4 when the implementation could not start "
+                    "or broke the protocol on every case (no profile written), 129/130/143 when stopped by "
+                    "SIGHUP/SIGINT/SIGTERM.")
     parser.add_argument("--profile", required=True, metavar="P", help="the profile to start from ('name' or 'name+option')")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes of each side run in parallel")
     parser.add_argument("--output", type=Path, metavar="FILE.yaml", help="write the fitted house profile here")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help=f"seconds to wait for each reply (default 10, at most {MAX_TIMEOUT})")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",

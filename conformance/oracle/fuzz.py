@@ -280,6 +280,11 @@ class ReferenceFailed(ProtocolFailure):
 FAILED = "the implementation failed"  # the detail of a Divergence that is a protocol failure
 
 
+def failed(divergence: Divergence) -> bool:
+    """The divergence is the implementation's protocol failure, not a different game."""
+    return divergence.differences[0].detail == FAILED
+
+
 Result = TypeVar("Result")
 
 
@@ -686,7 +691,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             for number, (scenario, divergence) in zip(batch, results):
                 outcome.trials += 1
                 outcome.deals_played += len(scenario.deals)
-                if divergence is not None and divergence.differences[0].detail == FAILED:
+                if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
+                    # failed before any action: nothing to shrink, no transcript could show it
                     outcome.trial = number
                     said = str(divergence.differences[0].actual)
                     outcome.error = (f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
@@ -733,7 +739,9 @@ def register(subparsers: Any) -> None:
         "fuzz", help="differential random play against the reference under the same rules",
         description="Random match states, deals and actions, played in lockstep by an implementation and "
                     "the reference; the first divergence is shrunk and saved as a transcript. Exit 1 when "
-                    "a divergence is found, 0 when none, 2 on usage errors.")
+                    "a divergence is found, 0 when none, 2 on usage errors, 3 when the reference failed or the "
+                    "transcript could not be saved, 4 when the implementation could not start or broke the "
+                    "protocol (nothing saved), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
@@ -804,7 +812,15 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
         print(f"no divergence in {outcome.deals_played} deals ({outcome.trials} trials, seed {args.seed}, "
               f"{rate:.0f} deals/s) under {resolved.name}")
         return 0
-    if outcome.divergence is not None:
+    if outcome.divergence is not None and failed(outcome.divergence):
+        first = outcome.divergence.differences[0]
+        print(printable(f"thousand fuzz: the implementation broke the protocol in trial {outcome.trial} (seed {args.seed}) "
+                        f"at {first.at}: {first.actual}"[:2000]))
+        if outcome.saved:
+            print(f"saved {outcome.saved} (the actions up to the failure, shrunk in {outcome.shrink_steps} replays)")
+        if not outcome.error:
+            return reports.EXIT_CANNOT_START
+    elif outcome.divergence is not None:
         first = outcome.divergence.differences[0]
         print(f"DIVERGENCE after {outcome.deals_played} deals (trial {outcome.trial}, seed {args.seed}) under "
               f"{resolved.name}; shrunk in {outcome.shrink_steps} replays to "
