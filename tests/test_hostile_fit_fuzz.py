@@ -31,6 +31,7 @@ from conformance import cli
 from conformance.cli.report import markdown_code, markdown_text
 from conformance.corpus import cache as corpus_cache
 from fake_impls.toy_corpus import FAKE, GOOD_STEPS, write_case
+from test_hostile_impls import alive
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = FAKE.parent / "hostile_ref.py"
@@ -77,14 +78,6 @@ def thousand(tmp_path: Path, *arguments: str, impl: list[str] | None = None, mod
     run = Run(process.returncode, out, err, time.monotonic() - started)
     run.pids = [int(line) for line in pids.read_text().split()] if pids.exists() else []
     return run
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] != "Z"
 
 
 def assert_clean(run: Run) -> None:

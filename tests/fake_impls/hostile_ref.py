@@ -16,6 +16,8 @@ import sys
 import time
 from typing import Any
 
+from hostile import note_pid, start_helper, touch_marker
+
 MODES = {
     "big_state": "every state carries a 6 MB string",
     "huge_legal": "every legal reply lists 600,000 actions",
@@ -33,27 +35,6 @@ MODES = {
 }
 HUGE_LEGAL = json.dumps([f"bid {n}" for n in range(600_000)])  # built once: 6 MB
 REFERENCE = [sys.executable, "-I", "-m", "reference_impl.server"]
-
-
-def note_pid() -> None:
-    path = os.environ.get("HOSTILE_PIDS")
-    if path:
-        with open(path, "a", encoding="ascii") as stream:
-            stream.write(f"{os.getpid()}\n")
-
-
-def touch_marker() -> None:
-    if os.environ.get("HOSTILE_MARKER"):
-        open(os.environ["HOSTILE_MARKER"], "w").close()
-
-
-def start_helper() -> None:
-    """A grandchild that leaves the process group (setsid) and would outlive us."""
-    if os.fork() == 0:
-        os.setsid()
-        note_pid()
-        time.sleep(300)
-        os._exit(0)
 
 
 def changed(mode: str, cmd: Any, reply: dict[str, Any], counters: dict[str, int]) -> str | None:
