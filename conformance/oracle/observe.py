@@ -65,7 +65,7 @@ class CaseRecord:
     @property
     def broken(self) -> bool:
         """The record ended on a protocol failure or a skip, not on a game difference."""
-        return self.ended.startswith(("error", "timeout", "skipped"))
+        return self.ended.startswith(("error", "skipped"))
 
 
 @dataclass(frozen=True)
@@ -225,6 +225,7 @@ class Observer:
         requests of a step (legal, apply, state) are written at once."""
         steps: list[StepRecord] = []
         ended = "complete"
+        timed_out = False
         try:
             # The requests in order, cut after each step: the next step is only sent once this
             # one's reply says the case goes on (or, whole_case, all at once).
@@ -247,15 +248,17 @@ class Observer:
                     reply = _reply(applied)
                     steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
+                        self.timeouts_in_a_row = 0
                         return CaseRecord(case.id, tuple(steps), "left_transcript")
         except Skipped as exc:
             ended = f"skipped: {exc}"
         except ProtocolFailure as exc:
-            ended = f"{'timeout' if isinstance(exc, Timeout) else 'error'}: {exc}"
+            ended = f"error: {exc}"
+            timed_out = isinstance(exc, Timeout)
             self.kill()
             if isinstance(exc, CannotStart) and not self.ever_started:
                 raise  # nothing could be observed at all: the caller stops (exit 4), as verify does
-        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if ended.startswith("timeout") else 0
+        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
