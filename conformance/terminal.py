@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from typing import Callable, TextIO
 
 
 def silence_stdout() -> None:
@@ -37,3 +37,28 @@ def clear_progress() -> None:
     if sys.stderr.isatty():
         sys.stderr.write("\r\033[K")
         sys.stderr.flush()
+
+
+# Control characters (C0 but tab and newline, DEL, C1) and the bidirectional overrides: what an
+# implementation's message or stderr could use to rewrite the terminal (a title, a cleared
+# screen, text hidden or reordered) is shown as an escape instead.
+_CONTROLS = {code: f"\\x{code:02x}" for code in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+_CONTROLS.update({code: f"\\u{code:04x}" for code in (*range(0x202a, 0x202f), *range(0x2066, 0x206a))})
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character but tab and newline shown as an escape."""
+    return text.translate(_CONTROLS)
+
+
+class Escaped:
+    """A text stream that escapes control characters in everything written to it."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(printable(text))
+
+    def flush(self) -> None:
+        self._stream.flush()

@@ -45,7 +45,9 @@ IMPLEMENTATION = {
 }
 
 
-MAX_LINE = 1 << 20  # bytes: a real request (match carries a profile document) is far smaller
+# bytes: a match request carries a resolved profile document, from profile files of at most
+# 1 MiB each (variants.loader.MAX_BYTES), sent as UTF-8 (not \u-escaped) by the runner
+MAX_LINE = 4 << 20
 MAX_DIGITS = 20  # digits of a JSON integer; seq and every game number are far below
 MAX_INT = 2**53 - 1  # the largest seq: every JSON reader keeps it exact
 MAX_MESSAGE = 300  # characters of an errored message; a request is quoted in excerpts only

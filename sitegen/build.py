@@ -7,6 +7,7 @@ writes nothing and exits 1 when a generated page is missing, stale or left over.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import sys
 from pathlib import Path
@@ -24,6 +25,7 @@ from sitegen.prose import anchor, format_value, sentence
 from sitegen import results
 from sitegen.sources import link_citations, sources_page
 from variants.schema import rule_sections
+from conformance.cli.report import markdown_text
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
 
@@ -87,6 +89,11 @@ def cases_for(cases: list[Transcript], profile: str, knob: str) -> list[Transcri
     ]
 
 
+def _html(value: Any) -> str:
+    """Text from a profile, inert as HTML (Markdown in it still renders)."""
+    return html.escape(str(value), quote=False)
+
+
 def provenance_text(entry: dict[str, Any]) -> str:
     if "source" in entry:
         text = f"Source: {entry['source']}"
@@ -113,7 +120,7 @@ def knob_rows(resolved: Any, section: str) -> Iterable[tuple[str, Any]]:
 def profile_page(name: str, cases: list[Transcript]) -> str:
     resolved = variants.resolve(name)
     page = f"profiles/{name}.md"
-    lines = [*front_matter(EXPLANATION_BOOST), MARK, "", f"# {resolved.title}", "",
+    lines = [*front_matter(EXPLANATION_BOOST), MARK, "", f"# {markdown_text(resolved.title)}", "",
              f"Profile `{name}`. Each rule below links to its entry in the {link(page, 'knobs.md', 'knob reference')} "
              "(what the knob means and the values it allows)."]
     if resolved.status == "draft":
@@ -125,7 +132,7 @@ def profile_page(name: str, cases: list[Transcript]) -> str:
     if extends:
         lines += ["", f"It extends {link(page, f'profiles/{extends}.md', extends)}; tools always use the resolved profile below."]
     if resolved.summary:
-        lines += ["", resolved.summary.strip()]
+        lines += ["", _html(resolved.summary.strip())]
     inert = variants.inert_knobs(resolved)
     for section in SECTIONS:
         rows = list(knob_rows(resolved, section))
@@ -140,7 +147,7 @@ def profile_page(name: str, cases: list[Transcript]) -> str:
             lines += [
                 f'- <a id="{anchor(knob)}"></a>**{sentence(knob, value, resolved.rules)}** '
                 f"`{knob}: {format_value(value)}` {link(page, 'knobs.md', '(reference)', anchor(knob))}  ",
-                f"  *{link_citations(provenance_text(entry), page)}*  ",
+                f"  *{link_citations(_html(provenance_text(entry)), page)}*  ",
                 f"  Tested by: {tests}{more}" if tested else f"  {untested_note(knob, inert, name, cases, page)}",
             ]
     lines += _rulings_section(resolved, page)
@@ -166,7 +173,7 @@ def _rulings_section(resolved: Any, page: str) -> list[str]:
              "Where the sources leave a question open that no single knob answers, the profile records the project's ruling."]
     for ruling in resolved.rulings:
         knobs = ", ".join(f"[`{k}`](#{anchor(k)})" for k in ruling["knobs"])
-        lines += ["", f"- **{ruling['topic']}.** {link_citations(str(ruling['ruling']), page)} (knobs: {knobs})"]
+        lines += ["", f"- **{_html(ruling['topic'])}.** {link_citations(_html(ruling['ruling']), page)} (knobs: {knobs})"]
     return lines
 
 
@@ -182,7 +189,7 @@ def _options_section(name: str, page: str) -> list[str]:
         sets = ", ".join(f"[`{k}`](#{anchor(k)}) to `{format_value(resolved.value(k))}`"
                          + (f" ({sentence(k, None, resolved.rules).rstrip('.')})" if resolved.value(k) is None else "")
                          for k in changed)
-        lines.append(f"- **{full}**: {option.title} (sets {sets})")
+        lines.append(f"- **{full}**: {_html(option.title)} (sets {sets})")
     return lines
 
 
@@ -194,7 +201,7 @@ def profiles_index(names: list[str]) -> str:
     for name in names:
         resolved = variants.resolve(name)
         options = ", ".join(f"`{o.name}`" for o in profile_info(name).options)
-        lines.append(f"| [{name}]({name}.md) | {resolved.title} | {resolved.status} | {options or '–'} |")
+        lines.append(f"| [{name}]({name}.md) | {markdown_text(resolved.title)} | {markdown_text(resolved.status)} | {options or '–'} |")
     return "\n".join(lines) + "\n"
 
 

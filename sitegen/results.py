@@ -11,6 +11,7 @@ subset, one profile) so that regenerating them takes a minute or two.
 from __future__ import annotations
 
 import argparse
+import html
 import io
 import json
 import subprocess
@@ -284,7 +285,7 @@ def _cell(counts: Any) -> str:
 
 def results_page(mark: str) -> str:
     """Outcomes by rule section for each implementation (Bowtie-style), from docs/results/*.json."""
-    from conformance.cli.report import by_section, implementation_name, summary_line
+    from conformance.cli.report import by_section, implementation_name, markdown_text, summary_line
 
     runs = [(run, load_report(run)) for run in RUNS if run.matrix]
     shown = [(run, report) for run, report in runs if report is not None]
@@ -301,13 +302,13 @@ def results_page(mark: str) -> str:
              '<div class="replay-scroll"><table class="results-matrix">',
              "<thead><tr><th>rule section</th>" + "".join(f"<th>{run.label}</th>" for run, _ in shown) + "</tr></thead><tbody>"]
     for section in sections:
-        lines.append(f'<tr><th scope="row">{section}</th>'
+        lines.append(f'<tr><th scope="row">{html.escape(section)}</th>'
                      + "".join(_cell(tables[run.name].get(section, {}) or _empty()) for run, _ in shown) + "</tr>")
     lines.append('<tr class="total"><th scope="row">all</th>' + "".join(
         f"<td>{summary_line(results_of(report))}</td>" for _, report in shown) + "</tr>")
     lines += ["</tbody></table></div>", "", "## The reports", ""]
     for run, report in shown:
-        lines.append(f"- **{run.label}** ({implementation_name(report)}): [{run.name}.json](results/{run.name}.json), "
+        lines.append(f"- **{run.label}** ({markdown_text(implementation_name(report))}): [{run.name}.json](results/{run.name}.json), "
                      f"`thousand verify {' '.join(run.arguments()[:2])}" + (f" -- {' '.join(run.command)}`" if run.command else "`"))
     lines += ["", "Regenerate them with `python -m sitegen.results` (about two minutes); `python -m sitegen --check` "
               "fails when the corpus has changed under them.", "",

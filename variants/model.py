@@ -45,6 +45,7 @@ class ResolvedProfile:
     provenance: Mapping[str, Mapping[str, Any]]
     rulings: tuple[Mapping[str, Any], ...] = ()
     sources: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    lineage: tuple[str, ...] = ()  # the profiles ``profile`` extends, nearest first
 
     def value(self, knob: str) -> Any:
         """The value of ``"section.knob"``."""

@@ -49,10 +49,13 @@ rules: {{}}
 """
 
 
-def starter_text(name: str, parent: str) -> str:
-    """The starter file's text for a house profile ``name`` extending ``parent``."""
+def starter_text(name: str, parent: str, folder: Path | None = None) -> str:
+    """The starter file's text for a house profile ``name`` extending ``parent`` (a house
+    file ``parent``.yaml in ``folder``, else a bundled profile)."""
     title = name.replace("-", " ").capitalize()
-    return TEMPLATE.format(name=name, parent=parent, parent_title=resolve(parent).title, file=f"{name}.yaml",
+    beside = folder / f"{parent}.yaml" if folder is not None else None
+    parent_title = (load_profile_file(beside) if beside is not None and beside.is_file() else resolve(parent)).title
+    return TEMPLATE.format(name=name, parent=parent, parent_title=parent_title, file=f"{name}.yaml",
                            title=title if len(title) >= 3 else f"House rules {name}")
 
 
@@ -69,15 +72,19 @@ def register(subparsers: Any) -> None:
 
 
 def run_new(args: argparse.Namespace) -> int:
-    if not _NAME.match(args.name):
+    if not _NAME.fullmatch(args.name):
         print(f"thousand new: {args.name!r} is not a profile name: use lower case letters, digits and '-'", file=sys.stderr)
+        return 2
+    problem = _parent_problem(args.extends, args.dir)
+    if problem:
+        print(f"thousand new: --extends {args.extends!r}: {problem}", file=sys.stderr)
         return 2
     path = args.dir / f"{args.name}.yaml"
     if path.exists():
         print(f"thousand new: {path} exists; not overwritten (choose another NAME or --dir)", file=sys.stderr)
         return 1
     try:
-        text = starter_text(args.name, args.extends)
+        text = starter_text(args.name, args.extends, args.dir)
     except ProfileError as error:
         print(f"thousand new: --extends: {error}", file=sys.stderr)
         return 2
@@ -87,6 +94,26 @@ def run_new(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"thousand new: cannot write {path}: {exc.strerror}", file=sys.stderr)
         return 1
-    load_profile_file(path)  # the starter must validate as written; a failure here is a bug
+    try:
+        load_profile_file(path)  # the starter must validate as written
+    except ProfileError as error:  # never leave a file that does not validate
+        path.unlink(missing_ok=True)
+        print(f"thousand new: the starter file would not validate ({error}); not written", file=sys.stderr)
+        return 1
     print(f"wrote {path} (extends {args.extends}); next: thousand validate {path}")
     return 0
+
+
+def _parent_problem(parent: str, folder: Path) -> str | None:
+    """Why ``extends: parent`` could not stand in a file written to ``folder``, or None. It
+    resolves as ``extends`` does: a profile file of that name next to the new file, else a
+    bundled profile; options and paths are not profile names."""
+    if "+" in parent:
+        return ("extends names a profile, not an option: extend the profile and set the option's knobs under "
+                "`rules` (thousand show PROFILE+OPTION lists them)")
+    if "/" in parent or parent.endswith((".yaml", ".yml")):
+        return (f"extends names a profile, not a file: write the new file next to it (--dir) and give its "
+                f"name, e.g. --extends {Path(parent).stem}")
+    if not _NAME.fullmatch(parent):
+        return "not a profile name: lower case letters, digits and '-'"
+    return None

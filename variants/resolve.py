@@ -158,6 +158,7 @@ def _build(leaf: _Document, option_names: list[str]) -> ResolvedProfile:
         provenance=freeze(builder.provenance),
         rulings=freeze(rulings),
         sources=freeze(sources),
+        lineage=tuple(document.name for document in reversed(chain[:-1])),
     )
 
 
@@ -166,7 +167,7 @@ def _split(name: str) -> tuple[str, list[str]]:
         raise ProfileError(repr(name), "expected a profile name such as 'classic' or 'classic+four-aces'")
     profile, *options = name.split("+")
     for part in [profile, *options]:
-        if not _NAME.match(part):
+        if not _NAME.fullmatch(part):
             raise ProfileError(name, f"invalid name part {part!r}: expected lowercase letters, digits and hyphens")
     repeated = sorted({option for option in options if options.count(option) > 1})
     if repeated:
@@ -180,13 +181,14 @@ def bundled_names() -> list[str]:
 
 
 def _split_file(name: str) -> tuple[Path, list[str]]:
-    """``path/to/house.yaml+option`` -> the file and the option names."""
-    head, _, tail = name.partition(".yaml")
+    """``path/to/house.yaml+option`` -> the file and the option names (split at the last
+    ``.yaml``: a folder may be named ``rules.yaml.d``)."""
+    head, _, tail = name.rpartition(".yaml")
     options = tail.split("+")[1:] if tail else []
     if tail and not tail.startswith("+"):
         raise ProfileError(name, "expected options after the file name as 'house.yaml+option'")
     for option in options:
-        if not _NAME.match(option):
+        if not _NAME.fullmatch(option):
             raise ProfileError(name, f"invalid option name {option!r}: expected lowercase letters, digits and hyphens")
     return Path(head + ".yaml"), options
 

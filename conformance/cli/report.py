@@ -10,14 +10,21 @@ knobs, message.
 from __future__ import annotations
 
 import argparse
+import functools
+import html
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from conformance.terminal import printable
+
 OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "case_bug")
 NO_SECTION = "(no knobs)"
+MAX_REPORT_BYTES = 256 * 1024 * 1024  # far above a report of the whole corpus
+READ_KEYS = ("id", "title", "profile", "outcome", "knobs", "message")  # of each result: all that is read
 
 
 class ReportError(Exception):
@@ -39,16 +46,54 @@ def by_section(results: Sequence[Mapping[str, Any]]) -> dict[str, Counter[str]]:
 
 
 def read_report(path: Path) -> dict[str, Any]:
+    """The report in ``path``, read as every file of the project is (a regular file of bounded
+    size: never a FIFO or a device), strict JSON (no NaN, no nesting past the parser's depth)
+    and checked against spec/schema/report.schema.json for every key this command reads."""
+    from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
+    from variants.loader import YamlError, read_bytes
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ReportError(f"{path}: cannot read: {exc.strerror}") from None
+        text = read_bytes(path, str(path), MAX_REPORT_BYTES).decode("utf-8")
+    except YamlError as exc:
+        raise ReportError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ReportError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ReportError(f"{path}: not a verify report (JSON nested too deeply)") from None
     except ValueError as exc:
         raise ReportError(f"{path}: not JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("results", data.get("cases")), list):
-        raise ReportError(f"{path}: not a verify report (expected an object with a 'results' list, "
-                          "as written by thousand verify --report)")
-    return data
+    error = best_match(_validator().iter_errors(data))
+    if error is not None:
+        where = "/".join(str(part) for part in error.absolute_path) or "the top level"
+        raise ReportError(f"{path}: not a verify report as written by thousand verify --report: at {where}: "
+                          f"{error.message[:300]}")
+    return dict(data)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+@functools.cache
+def _validator() -> Any:
+    """The report schema's own definitions of what is read: the implementation, and the
+    listed keys of each result (id, profile and outcome required); ``results`` is the name
+    reports used before ``cases``."""
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped,unused-ignore]
+    from spec import SCHEMA_DIR
+
+    full = json.loads((SCHEMA_DIR / "report.schema.json").read_text(encoding="utf-8"))
+    case = full["$defs"]["case"]["properties"]
+    item = {"type": "object", "required": ["id", "profile", "outcome"],
+            "properties": {key: case[key] for key in READ_KEYS}}
+    results = {"type": "array", "items": item}
+    implementation = {"type": ["object", "null"],
+                      "properties": {"name": {"type": ["string", "null"]}, "version": {"type": ["string", "null"]}}}
+    return Draft202012Validator({
+        "type": "object", "properties": {"implementation": implementation, "cases": results, "results": results},
+        "anyOf": [{"required": ["cases"]}, {"required": ["results"]}]})
 
 
 def results_of(report: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -67,15 +112,41 @@ def summary_line(results: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no results"
 
 
+# what can start emphasis, code, a link, a heading or a table cell; "(" and "!" only act after
+# "]" or before "[", both escaped
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+
+
+def markdown_text(value: Any) -> str:
+    """Text from a report (an implementation's name, a case id, a message) as inert Markdown
+    on one line: no HTML, no emphasis, link, heading or table cell break."""
+    flat = " ".join(printable(str(value)).split())
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+
+
+def markdown_code(value: Any) -> str:
+    """Text as an inline code span on one line whose fence no backtick in it can close."""
+    flat = " ".join(printable(str(value)).split())
+    fence = "`" * (max((len(run) for run in re.findall("`+", flat)), default=0) + 1)
+    padded = f" {flat} " if flat.startswith("`") or flat.endswith("`") else flat
+    return f"{fence}{padded}{fence}"
+
+
+def _plain(value: Any) -> str:
+    """Text from a report for the terminal: control characters escaped, on one line."""
+    return " ".join(printable(str(value)).split("\n"))
+
+
 def render(report: Mapping[str, Any], markdown: bool) -> str:
+    text = markdown_text if markdown else _plain
     results = results_of(report)
     sections = by_section(results)
     unexpected = [r for r in results if r.get("outcome") not in ("pass", "skipped")]
-    title = f"Thousand conformance: {implementation_name(report)}"
+    title = f"Thousand conformance: {text(implementation_name(report))}"
     lines = [f"## {title}" if markdown else title, ""]
     lines += [f"{len(results)} (case, profile) pairs: {summary_line(results)}.", ""]
     headers = ["rule section", *OUTCOMES]
-    rows = [[section, *(str(counts[o]) for o in OUTCOMES)] for section, counts in sections.items()]
+    rows = [[text(section), *(str(counts[o]) for o in OUTCOMES)] for section, counts in sections.items()]
     if markdown:
         lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
@@ -87,8 +158,10 @@ def render(report: Mapping[str, Any], markdown: bool) -> str:
         lines += ["", "Unexpected outcomes:" if not markdown else "### Unexpected outcomes", ""]
         for result in unexpected:
             where = f"{result.get('id')} [{result.get('profile')}]"
-            text = f"{result.get('outcome')}: {where}: {result.get('message') or result.get('title', '')}"
-            lines.append(f"- `{where}` {result.get('outcome')}: {result.get('message') or ''}" if markdown else "  " + text)
+            if markdown:
+                lines.append(f"- {markdown_code(where)} {result.get('outcome')}: {markdown_text(result.get('message') or '')}")
+            else:
+                lines.append("  " + _plain(f"{result.get('outcome')}: {where}: {result.get('message') or result.get('title', '')}"))
     return "\n".join(lines).rstrip() + "\n"
 
 

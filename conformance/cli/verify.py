@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from conformance.oracle import house as house_cases
 from conformance.harness import process, reports, runner
-from conformance.terminal import clear_progress, silence_stdout, terminal_progress
+from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
 from conformance.harness.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 
@@ -42,21 +42,14 @@ EXIT_CODES = """exit codes:
   5    nothing was checked: every selected case was skipped or its profile not declared
   129, 130, 143  stopped by SIGHUP, SIGINT (Ctrl-C), SIGTERM; both reports are written,
        marked interrupted"""
-SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
-if hasattr(signal, "SIGHUP"):
-    SIGNALS[signal.SIGHUP] = "SIGHUP"
+SIGNALS = process.SIGNALS
 
 
 class UsageError(Exception):
     """A command line that cannot give an honest run; exit 2 before anything runs."""
 
 
-class Interrupted(KeyboardInterrupt):
-    """SIGINT, SIGTERM or SIGHUP: the run stops, the reports are still written."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
+Interrupted = process.Interrupted
 
 
 def register(subparsers: Any) -> None:
@@ -112,7 +105,7 @@ def resolve_document(profile: str) -> dict[str, Any]:
 
 def read_case_list(path: Path) -> list[str]:
     """Case ids from a list file: one a line, blank lines and '#' comments ignored."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = reports.read_list(path).splitlines()
     return [line.split("#", 1)[0].strip() for line in lines if line.split("#", 1)[0].strip()]
 
 
@@ -167,8 +160,8 @@ def check_options(args: argparse.Namespace) -> Options:
     if args.case_list:
         try:
             listed = read_case_list(args.case_list)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read --case-list {args.case_list}: {getattr(exc, 'strerror', None) or exc}") from None
+        except ValueError as exc:
+            raise UsageError(f"cannot read --case-list: {exc}") from None
         if not listed:
             raise UsageError(f"--case-list {args.case_list} lists no case")
     for folder in args.cases:
@@ -243,6 +236,12 @@ def re_expected_cases(args: argparse.Namespace, options: Options, cases: Sequenc
     found = house_cases.oracle_cases(chosen, house.name, house.to_document(), args.rules, options.jobs, options.timeout,
                                      progress)
     clear_progress()
+    # the reference refusing the house rules is neither the transcripts' fault nor the
+    # implementation's: nothing is checked, and the line says whose it is
+    refused = [c for c in found if isinstance(c, CaseBug) and c.message.startswith("the reference under")]
+    if refused:
+        raise UsageError(f"--rules {args.rules}: the reference could not play {len(refused)} of {len(found)} cases under "
+                         f"these rules, so nothing was checked; first: {refused[0].id}: {refused[0].message[:400]}")
     return found
 
 
@@ -255,26 +254,7 @@ def _house_documents(name: str, document: dict[str, Any]) -> Callable[[str], dic
 
 # --- signals -----------------------------------------------------------------------------
 
-def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
-    for number in SIGNALS:  # a second signal while the reports are written is ignored
-        signal.signal(number, signal.SIG_IGN)
-    raise Interrupted(signum)
-
-
-def _trap_signals() -> dict[int, Any]:
-    """Turn SIGINT, SIGTERM and SIGHUP into Interrupted in the main thread."""
-    saved: dict[int, Any] = {}
-    try:
-        for number in SIGNALS:
-            saved[number] = signal.signal(number, _raise_interrupted)
-    except ValueError:  # not the main thread (an embedding caller): leave signals alone
-        pass
-    return saved
-
-
-def _restore_signals(saved: dict[int, Any]) -> None:
-    for number, handler in saved.items():
-        signal.signal(number, handler)
+_trap_signals, _restore_signals = process.trap_signals, process.restore_signals
 
 
 # --- the run -----------------------------------------------------------------------------
@@ -309,7 +289,7 @@ def run_verify(args: argparse.Namespace) -> int:
             jobs = runner.plan(cases, args.profile, options.include + options.listed, args.skip)
             check_selection(args, options, cases, jobs)
         except UsageError as exc:
-            print(f"thousand verify: {exc}", file=sys.stderr)
+            print(f"thousand verify: {printable(str(exc))}", file=sys.stderr)
             return EXIT_USAGE
         documents = resolve_document if house is None else _house_documents(house.name, house.to_document())
         settings = runner.Settings(options.command, options.timeout, args.validate_messages, documents,
@@ -353,7 +333,7 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
     problem = write_reports(args, results, verdict, info)
     try:
         if info.start_failure:
-            print(f"thousand verify: the implementation could not start: {info.start_failure}", file=sys.stderr)
+            print(f"thousand verify: the implementation could not start: {printable(info.start_failure)}", file=sys.stderr)
         else:
             print_summary(results, verdict)
             hint = next_step(verdict, info.command, bool(getattr(args, "rules", None)))
@@ -399,7 +379,7 @@ def _defer_signals(late: list[int]) -> None:
 
 
 def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) -> None:
-    out = sys.stdout
+    out: Any = Escaped(sys.stdout)  # messages and stderr tails come from the implementation
     for number, result in enumerate(verdict.unexpected):
         if number < SHOWN_IN_FULL:
             print(reports.describe(result) + "\n", file=out)

@@ -14,6 +14,12 @@ temporary file in the same folder, then a rename); a cache that cannot be read, 
 short, has another salt or whose digest does not match is ignored and rebuilt. A cache that
 cannot be written is simply not written: it only saves time.
 
+A cache cannot lie: its digest is an HMAC-SHA256 under a key kept in the folder (``key``,
+readable by the user only), so an entry changed by hand (legal sets dropped, ``deals: []``)
+with its SHA-256 recomputed does not match and the files are checked again. A cache folder,
+file or key not owned by the user, or writable (the key: readable) by others, is ignored with
+one warning on stderr, and never written.
+
 Folder: ``$THOUSAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/thousand``, else
 ``~/.cache/thousand``. ``THOUSAND_NO_CACHE`` (any non-empty value) turns the cache off.
 """
@@ -21,8 +27,12 @@ Folder: ``$THOUSAND_CACHE_DIR``, else ``$XDG_CACHE_HOME/thousand``, else
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -33,8 +43,9 @@ from spec import SCHEMA_DIR
 from variants import loader
 from variants.loader import YamlError, read_bytes
 
-FORMAT = 1
+FORMAT = 2  # 2: the digest is an HMAC under the folder's key
 FILE_NAME = "transcripts.json"
+KEY_NAME = "key"
 MAX_ENTRIES = 5000  # about five corpora: old entries beyond this are dropped at the next save
 MAX_FILE_BYTES = 256 * 1024 * 1024
 _CHECKING_MODULES = ("conformance/corpus/transcripts.py", "conformance/corpus/cache.py")
@@ -70,12 +81,72 @@ def _shape_ok(data: Any) -> bool:
             and isinstance(data.get("match"), (dict, type(None))))
 
 
+# --- who may have written the cache --------------------------------------------------------
+
+_warned: set[str] = set()
+
+
+def _warn(problem: str) -> None:
+    if problem not in _warned:
+        _warned.add(problem)
+        print(f"thousand: the transcript cache is ignored: {problem}", file=sys.stderr)
+
+
+def _unsafe(path: Path, secret: bool = False) -> str | None:
+    """Why ``path`` (when it exists) cannot be trusted: another owner, or writable (for a
+    secret: readable or writable) by the group or others; None when it is safe or absent."""
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return f"{path} is not owned by you"
+    if stat.S_ISLNK(status.st_mode):
+        return f"{path} is a symbolic link"
+    if status.st_mode & (0o077 if secret else 0o022):
+        return f"{path} is {'readable or writable' if secret else 'writable'} by others (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
+
+
+def _folder_problem(folder: Path) -> str | None:
+    return _unsafe(folder) or _unsafe(folder / FILE_NAME) or _unsafe(folder / KEY_NAME, secret=True)
+
+
+def _key(folder: Path, create: bool) -> bytes | None:
+    """The folder's secret key (made, readable by the user only, when ``create``), or None."""
+    path = folder / KEY_NAME
+    try:
+        with open(path, "rb") as reader:
+            key = reader.read(64)
+        return key if len(key) >= 32 else None
+    except FileNotFoundError:
+        if not create:
+            return None
+    except OSError:
+        return None
+    try:
+        key = secrets.token_bytes(32)
+        made = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        with os.fdopen(made, "wb") as stream:
+            stream.write(key)
+        return key
+    except OSError:  # another run made it meanwhile: use theirs
+        return _key(folder, create=False)
+
+
+def _digest(key: bytes, salt: str, body: str) -> str:
+    return hmac.new(key, f"{FORMAT} {salt}\n{body}".encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
+
+
 class Store:
     """The entries read from the cache file, and those used or added by this run."""
 
-    def __init__(self, file: Path, salt: str, entries: dict[str, Any]) -> None:
+    def __init__(self, file: Path, salt: str, entries: dict[str, Any], writable: bool = True) -> None:
         self.file = file
         self.salt = salt
+        self.writable = writable  # False: a folder that failed the ownership checks
         self.entries = entries
         self.used: dict[str, Any] = {}
         self.changed = False
@@ -99,7 +170,7 @@ class Store:
 
     def save(self) -> None:
         """Write the cache when this run added to it: this run's entries first, then older ones."""
-        if not self.changed:
+        if not self.changed or not self.writable:
             return
         kept = dict(self.used)
         for key, data in self.entries.items():
@@ -107,9 +178,14 @@ class Store:
                 break
             kept.setdefault(key, data)
         body = json.dumps(kept, separators=(",", ":"), ensure_ascii=False)
-        header = json.dumps({"format": FORMAT, "salt": self.salt, "digest": hashlib.sha256(body.encode()).hexdigest()})
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if _folder_problem(self.file.parent):  # made by another user meanwhile
+                return
+            secret = _key(self.file.parent, create=True)
+            if secret is None:
+                return
+            header = json.dumps({"format": FORMAT, "salt": self.salt, "digest": _digest(secret, self.salt, body)})
             handle, temporary = tempfile.mkstemp(dir=self.file.parent, prefix=".transcripts-", suffix=".tmp")
             try:
                 with os.fdopen(handle, "w", encoding="utf-8") as stream:
@@ -124,15 +200,19 @@ class Store:
 
 
 def _read_entries(file: Path, salt: str) -> dict[str, Any]:
+    secret = _key(file.parent, create=False)
+    if secret is None or not file.exists():
+        return {}
     try:
         text = read_bytes(file, str(file), MAX_FILE_BYTES).decode("utf-8")
         header_text, _, body = text.partition("\n")
         header = json.loads(header_text)
         if (not isinstance(header, dict) or header.get("format") != FORMAT or header.get("salt") != salt
-                or header.get("digest") != hashlib.sha256(body.encode()).hexdigest()):
+                or not isinstance(header.get("digest"), str)
+                or not hmac.compare_digest(header["digest"], _digest(secret, salt, body))):
             return {}
         entries = json.loads(body)
-    except (YamlError, ValueError, RecursionError):
+    except (YamlError, ValueError, RecursionError, OSError):
         return {}
     return entries if isinstance(entries, dict) else {}
 
@@ -142,5 +222,10 @@ def open_store() -> Store | None:
     if os.environ.get("THOUSAND_NO_CACHE"):
         return None
     salt = _salt()
-    file = cache_folder() / FILE_NAME
+    folder = cache_folder()
+    file = folder / FILE_NAME
+    problem = _folder_problem(folder)
+    if problem:
+        _warn(problem)
+        return Store(file, salt, {}, writable=False)
     return Store(file, salt, _read_entries(file, salt))

@@ -21,13 +21,20 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, NamedTuple, Sequence
+from types import FrameType
+from typing import IO, Any, Callable, Iterator, NamedTuple, Sequence
 
 MAX_LINE = 8 * 1024 * 1024  # a reply longer than this is an error, not a memory leak
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
 STDERR_TAIL_BYTES = 4 * 1024  # at most this much of it shown with one failure
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
+# A legal set or an event list longer than this is a protocol error: the largest real one is
+# a few dozen (every bid, every give of two cards), and every comparison and diagnosis of a
+# set is then bounded however large a set the implementation sends.
+MAX_LIST = 1000
+_LISTS = {"legal": "actions", "apply": "events", "deal": "events"}
 
 
 class ProtocolFailure(Exception):
@@ -66,7 +73,9 @@ class Answer(NamedTuple):
     reply: dict[str, Any]
 
 
-_ENCODER = json.JSONEncoder(separators=(",", ":"))  # built once: json.dumps with options builds one per call
+# built once (json.dumps with options builds one per call); UTF-8 as it is, not \u-escaped: a
+# profile document with long non-ASCII rulings would otherwise grow threefold on the wire
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
 class Preencoded:
@@ -87,7 +96,7 @@ def encode_request(command: str, seq: int, fields: dict[str, Any]) -> bytes:
             spliced += f",{_quoted(key)}:{value.text}"
         else:
             text += f",{_quoted(key)}:{_ENCODER.encode(value)}"
-    return (text + spliced + "}\n").encode("utf-8")
+    return (text + spliced + "}\n").encode("utf-8", "surrogatepass")
 
 
 @functools.lru_cache(maxsize=256)
@@ -220,7 +229,12 @@ class Implementation:
                 self.on_message("reply", item.command, reply)
             seq = reply.get("seq")
             if type(seq) is not int or seq != item.seq:  # noqa: E721 - true is not 1
-                raise ProtocolFailure(f"reply to {item.command!r} has seq {reply.get('seq')!r}; expected {item.seq}")
+                raise ProtocolFailure(f"reply to {item.command!r} has seq {_clip(repr(reply.get('seq')).encode())}; "
+                                      f"expected {item.seq}")
+            listed = reply.get(_LISTS.get(item.command, ""))
+            if isinstance(listed, list) and len(listed) > MAX_LIST:
+                raise ProtocolFailure(f"reply to {item.command!r} lists {len(listed)} {_LISTS[item.command]}; "
+                                      f"at most {MAX_LIST} are accepted")
             answers.append(Answer(line, reply))
         return answers
 
@@ -421,3 +435,56 @@ def kill_adopted(rounds: int = 20) -> int:
             except ChildProcessError:
                 pass
     return killed
+
+
+@contextmanager
+def supervised() -> Iterator[None]:
+    """Around a run of implementations: descendants that left their process group are
+    adopted, and killed when the run ends (whatever ended it)."""
+    subreaper = become_subreaper()
+    try:
+        yield
+    finally:
+        if subreaper:
+            kill_adopted()
+
+
+# --- signals: SIGINT, SIGTERM and SIGHUP stop a run, with one line ----------------------
+
+SIGNALS = {signal.SIGINT: "SIGINT", signal.SIGTERM: "SIGTERM"}
+if hasattr(signal, "SIGHUP"):
+    SIGNALS[signal.SIGHUP] = "SIGHUP"
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP: the run stops; the caller says so and exits 128 + signum."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        return SIGNALS.get(signal.Signals(self.signum), str(self.signum))
+
+
+def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    for number in SIGNALS:  # a second signal while the run winds down is ignored
+        signal.signal(number, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+def trap_signals() -> dict[int, Any]:
+    """Turn SIGINT, SIGTERM and SIGHUP into Interrupted in the main thread."""
+    saved: dict[int, Any] = {}
+    try:
+        for number in SIGNALS:
+            saved[number] = signal.signal(number, _raise_interrupted)
+    except ValueError:  # not the main thread (an embedding caller): leave signals alone
+        pass
+    return saved
+
+
+def restore_signals(saved: dict[int, Any]) -> None:
+    for number, handler in saved.items():
+        signal.signal(number, handler)

@@ -28,6 +28,21 @@ EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_CANNOT_START, EXIT_NOT
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+LIST_LIMIT = 16 * 1024 * 1024  # bytes of a list file (--case-list, --expected-failures)
+
+
+def read_list(path: Path) -> str:
+    """A list file's text, read as every file of the project is: a regular file (never a FIFO
+    or a device: no hang) of at most LIST_LIMIT bytes, UTF-8; ValueError naming the file
+    and the problem otherwise."""
+    from variants.loader import YamlError, decode, read_bytes
+
+    try:
+        return decode(read_bytes(path, str(path), LIST_LIMIT), str(path))
+    except YamlError as exc:
+        raise ValueError(str(exc)) from None
+
+
 class ExpectedFailuresError(Exception):
     """An expected-failures file that cannot be read; the message names file and line."""
 
@@ -42,9 +57,9 @@ class ExpectedFailures:
     @classmethod
     def read(cls, path: Path) -> ExpectedFailures:
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ExpectedFailuresError(f"{path}: cannot read the expected-failures file: {exc}") from None
+            text = read_list(path)
+        except ValueError as exc:
+            raise ExpectedFailuresError(f"cannot read the expected-failures file: {exc}") from None
         entries: dict[str, int] = {}
         for number, raw in enumerate(text.splitlines(), start=1):
             line = raw.split("#", 1)[0].strip()

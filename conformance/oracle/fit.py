@@ -31,13 +31,15 @@ from typing import Any, Callable, Sequence
 import yaml
 
 import variants
-from conformance.harness import diagnosis, reports
+from conformance.harness import diagnosis, process, reports
 from conformance.oracle import observe
-from conformance.terminal import clear_progress, terminal_progress
+from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
 
+MAX_TIMEOUT = 86400  # seconds, as thousand verify caps --timeout (a larger one overflows the poll)
+NAME_LIMIT = 60  # characters of the implementation's name written into the fitted profile
 BEAM = 3  # candidates evaluated on every mismatching case per round
 SAMPLE = 6  # mismatching cases a candidate is screened on
 MAX_ROUNDS = 8
@@ -456,11 +458,15 @@ def register(subparsers: Any) -> None:
         description="Observe an implementation on the corpus cases of a profile, then search knob values "
                     "from that profile for the rules under which the reference reproduces it best. Prints "
                     "a house profile (extends the profile) and the differences no knob explains. Exit 0 when the "
-                    "fitted rules explain every case, 1 when differences are left, 2 on usage errors.")
+                    "fitted rules explain every case, 1 when differences are left, 2 on usage errors, 3 when "
+                    "the fitted profile does not validate (a bug here), 4 when the implementation could not start "
+                    "or broke the protocol on every case (no profile written), 129/130/143 when stopped by "
+                    "SIGHUP/SIGINT/SIGTERM.")
     parser.add_argument("--profile", required=True, metavar="P", help="the profile to start from ('name' or 'name+option')")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes of each side run in parallel")
     parser.add_argument("--output", type=Path, metavar="FILE.yaml", help="write the fitted house profile here")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help=f"seconds to wait for each reply (default 10, at most {MAX_TIMEOUT})")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
@@ -483,9 +489,9 @@ def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ())
         args.jobs, args.timeout = int(args.jobs), float(args.timeout)
     except ValueError:
         args.jobs = 0
-    if args.jobs < 1 or not math.isfinite(args.timeout) or args.timeout <= 0:
-        print(f"thousand {tool}: --jobs must be a whole number of at least 1 and --timeout a finite number above 0",
-              file=sys.stderr)
+    if not 1 <= args.jobs <= 256 or not math.isfinite(args.timeout) or not 0 < args.timeout <= MAX_TIMEOUT:
+        print(f"thousand {tool}: --jobs must be a whole number from 1 to 256 and --timeout more than 0 and at most "
+              f"{MAX_TIMEOUT} seconds", file=sys.stderr)
         return None
     return command
 
@@ -534,12 +540,29 @@ def _listed_profiles(path: Path) -> set[str] | None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """``thousand fit``; SIGINT, SIGTERM and SIGHUP stop it with one line (no fitted profile)."""
+    saved = process.trap_signals()
+    try:
+        return _fit(args)
+    except process.Interrupted as exc:
+        clear_progress()
+        print(f"thousand fit: stopped by {exc.name}; no fitted profile written", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        process.restore_signals(saved)
+
+
+def _fit(args: argparse.Namespace) -> int:
     command = command_of(args, "fit")
     if command is None:
         return 2
     name = args.output.stem if args.output else "fitted"
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
         print("thousand fit: --output must be NAME.yaml, NAME of lowercase letters, digits and hyphens", file=sys.stderr)
+        return 2
+    problem = reports.folder_problem(args.output) if args.output else None
+    if problem:
+        print(f"thousand fit: --output {problem}", file=sys.stderr)
         return 2
     profile = resolved_option(args.profile, "fit", "--profile")
     if profile is None:
@@ -551,17 +574,52 @@ def main(args: argparse.Namespace) -> int:
     progress = terminal_progress("fit")
     fitter = Fitter(profile.name, cases, command, args.jobs, args.timeout, progress)
     try:
-        result = fitter.run()
+        with process.supervised():
+            try:
+                fitter.observe_implementation()
+            except process.CannotStart as exc:
+                clear_progress()
+                print(f"thousand fit: the implementation could not start: {printable(str(exc))}; "
+                      "no fitted profile written", file=sys.stderr)
+                return reports.EXIT_CANNOT_START
+            observed = [r for r in fitter.impl_records.values() if not r.broken]
+            if not observed:
+                clear_progress()
+                first = next(iter(fitter.impl_records.values())).ended
+                print(f"thousand fit: the implementation broke the protocol on every case ({printable(first)[:500]}); "
+                      "no fitted profile written", file=sys.stderr)
+                return reports.EXIT_CANNOT_START
+            result = fitter.run()
     finally:
         fitter.close()
         clear_progress()
     implementation = _implementation_name(fitter)
     text = house_yaml(profile, result.rules, result.accepted, name, implementation)
+    problem = _invalid_fitted(text, name)
+    if problem:  # a bug here, never the implementation's: said, and nothing written
+        print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
+        return reports.EXIT_INTERNAL
     print(report(result, text))
     if args.output:
-        args.output.write_text(text, encoding="utf-8")
+        try:
+            args.output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     broken = [r for r in fitter.impl_records.values() if r.broken]
     return 1 if result.residual or broken else 0
+
+
+def _invalid_fitted(text: str, name: str) -> str | None:
+    """Why the fitted profile would not pass ``thousand validate``, or None."""
+    with tempfile.TemporaryDirectory(prefix="thousand-fit-") as folder:
+        path = Path(folder) / f"{name}.yaml"
+        path.write_text(text, encoding="utf-8")
+        try:
+            variants.resolve(str(path))
+        except variants.ProfileError as exc:
+            return str(exc).replace(folder, "")[:500]
+    return None
 
 
 def _valid_name(name: str) -> bool:
@@ -571,7 +629,13 @@ def _valid_name(name: str) -> bool:
 
 
 def _implementation_name(fitter: Fitter) -> str:
-    return fitter.implementation_name or Path(fitter.implementation[-1]).name
+    """The name the implementation gave (or its command's last word), fit for a title: no
+    control or format characters, no line breaks, at most NAME_LIMIT characters."""
+    raw = fitter.implementation_name or Path(fitter.implementation[-1]).name
+    cleaned = " ".join("".join(ch if ch.isprintable() else " " for ch in raw).split())
+    if len(cleaned) > NAME_LIMIT:
+        cleaned = cleaned[:NAME_LIMIT - 3].rstrip() + "..."
+    return cleaned or "the implementation"
 
 
 def report(result: FitResult, text: str) -> str:

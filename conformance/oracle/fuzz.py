@@ -27,12 +27,13 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import yaml
 
+from conformance.harness import process, reports
 from conformance.oracle import observe, positions
-from conformance.terminal import clear_progress, terminal_progress
+from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
 from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
-from conformance.corpus.transcripts import load
+from conformance.corpus.transcripts import TranscriptError, load
 
 RANKS, DECK = positions.RANKS, positions.DECK
 ENDED = ("deal_over", "match_over")
@@ -244,7 +245,7 @@ class Pair:
         got = _answers(implementation, posted[0], want if isinstance(want, list) else [])
         if isinstance(want, ProtocolFailure):
             self.reset()
-            raise want
+            raise ReferenceFailed(f"the reference failed: {want}") from None
         if isinstance(got, ProtocolFailure):
             implementation.kill()  # the reference's replies were all read: its stream is sound
             raise ImplementationFailed(str(got))
@@ -269,6 +270,19 @@ class Pair:
 
 class ImplementationFailed(Exception):
     """The implementation crashed, broke the protocol or answered ``errored``."""
+
+
+class ReferenceFailed(ProtocolFailure):
+    """The reference refused or failed (rules it cannot play, a request it refuses): never
+    blamed on the implementation."""
+
+
+FAILED = "the implementation failed"  # the detail of a Divergence that is a protocol failure
+
+
+def failed(divergence: Divergence) -> bool:
+    """The divergence is the implementation's protocol failure, not a different game."""
+    return divergence.differences[0].detail == FAILED
 
 
 Result = TypeVar("Result")
@@ -301,7 +315,7 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
         last = played[-1] if played else None
         failure = observe.Difference("fuzz", len(played), len(last.actions) if last else 0,
                                      last.actions[-1] if last and last.actions else None, "record", "any",
-                                     "the implementation failed", "a reply", str(exc))
+                                     FAILED, "a reply", str(exc))
         return cut, Divergence(cut, (failure,))
 
 
@@ -632,11 +646,20 @@ def _played_to_the_deal_end(pair: Pair, profile: str, document: dict[str, Any], 
 
 
 def save(data: dict[str, Any], folder: Path) -> Path:
+    if not data.get("deals"):  # nothing to replay: such a file would only count as a case bug later
+        raise ReferenceFailed("the divergence could not be replayed as a transcript (no deal recorded); not saved")
     path = folder / f"{data['id']}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None),
-                    encoding="utf-8")
-    load(path, folder)  # a saved transcript that the loader refuses is a bug here, not a finding
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None),
+                        encoding="utf-8")
+    except OSError as exc:
+        raise ReferenceFailed(f"cannot save {path}: {exc.strerror or exc}") from None
+    try:
+        load(path, folder)
+    except TranscriptError as exc:  # a bug here, not a finding: no invalid file is left behind
+        path.unlink(missing_ok=True)
+        raise ReferenceFailed(f"the shrunk transcript does not load ({exc}); not saved") from None
     return path
 
 
@@ -644,10 +667,12 @@ def save(data: dict[str, Any], folder: Path) -> Path:
 
 def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
          jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
-         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None) -> Outcome:
-    """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins)."""
+         reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
+         outcome: Outcome | None = None) -> Outcome:
+    """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins);
+    ``outcome``, when given, is filled as the run goes (what an interruption can still tell)."""
     started = time.monotonic()
-    outcome = Outcome()
+    outcome = outcome if outcome is not None else Outcome()
     pairs = [Pair(implementation, reference, timeout) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     try:
@@ -666,12 +691,19 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             for number, (scenario, divergence) in zip(batch, results):
                 outcome.trials += 1
                 outcome.deals_played += len(scenario.deals)
+                if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
+                    # failed before any action: nothing to shrink, no transcript could show it
+                    outcome.trial = number
+                    said = str(divergence.differences[0].actual)
+                    outcome.error = (f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
+                                     else f"the implementation broke the protocol (trial {number}): {said}")
+                    break
                 if divergence is not None:
                     outcome.divergence, outcome.trial = divergence, number
                     break
             tell(f"{outcome.deals_played} deals, {outcome.trials} trials, "
                  f"{outcome.deals_played / max(time.monotonic() - started, 1e-9):.0f} deals/s")
-            if outcome.divergence is not None:
+            if outcome.divergence is not None or outcome.error:
                 break
         if outcome.divergence is not None and outcome.trial is not None:
             tell("divergence found: shrinking")
@@ -681,6 +713,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 case_id = f"{_folder_name(profile)}/fuzz-{_slug(seed)}-{outcome.trial}"
                 data = transcript(pairs[0], profile, document, small, seed, outcome.trial, case_id)
                 outcome.saved = save(data, save_to)
+    except ReferenceFailed as exc:
+        outcome.error = str(exc)
     except ProtocolFailure as exc:
         outcome.error = f"the implementation broke the protocol: {exc}"
     except observe.Skipped as exc:
@@ -705,7 +739,9 @@ def register(subparsers: Any) -> None:
         "fuzz", help="differential random play against the reference under the same rules",
         description="Random match states, deals and actions, played in lockstep by an implementation and "
                     "the reference; the first divergence is shrunk and saved as a transcript. Exit 1 when "
-                    "a divergence is found, 0 when none, 2 on usage errors.")
+                    "a divergence is found, 0 when none, 2 on usage errors, 3 when the reference failed or the "
+                    "transcript could not be saved, 4 when the implementation could not start or broke the "
+                    "protocol (nothing saved), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
@@ -718,36 +754,88 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=main)
 
 
+MAX_DEALS = 10_000_000
+
+
 def main(args: argparse.Namespace) -> int:
+    """``thousand fuzz``; SIGINT, SIGTERM and SIGHUP stop it with one line, which gives the
+    seed and trial of a divergence being shrunk (so that it is not lost)."""
+    saved = process.trap_signals()
+    outcome = Outcome()
+    try:
+        return _fuzz(args, outcome)
+    except process.Interrupted as exc:
+        clear_progress()
+        found = (f"; the divergence of trial {outcome.trial} (seed {args.seed}) was being shrunk: run again with "
+                 f"--seed {args.seed} to find it" if outcome.divergence is not None else "")
+        print(f"thousand fuzz: stopped by {exc.name} after {outcome.deals_played} deals{found}", file=sys.stderr)
+        return 128 + exc.signum
+    finally:
+        process.restore_signals(saved)
+
+
+def _save_problem(folder: Path | None) -> str | None:
+    """Why a transcript could not be saved below ``folder`` (checked, and the folder made, before the run)."""
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe = folder / ".thousand-fuzz-probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return f"--save {folder}: cannot write there: {exc.strerror or exc}"
+    return None
+
+
+def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     command = command_of(args, "fuzz")
     if command is None:
         return 2
-    if args.deals < 1:
-        print("thousand fuzz: --deals must be at least 1", file=sys.stderr)
+    if not 1 <= args.deals <= MAX_DEALS:
+        print(f"thousand fuzz: --deals must be from 1 to {MAX_DEALS}", file=sys.stderr)
         return 2
     resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
     if resolved is None:
         return 2
+    problem = _save_problem(args.save)
+    if problem:
+        print(f"thousand fuzz: {problem}", file=sys.stderr)
+        return 2
     progress = terminal_progress("fuzz")
-    outcome = fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
-                   args.timeout, args.save, progress=progress)
+    with process.supervised():
+        fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
+             args.timeout, args.save, progress=progress, outcome=outcome)
     clear_progress()
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
-    if outcome.error:
-        print(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")
-        return 1
-    if outcome.divergence is None:
+    if outcome.divergence is None and not outcome.error:
         print(f"no divergence in {outcome.deals_played} deals ({outcome.trials} trials, seed {args.seed}, "
               f"{rate:.0f} deals/s) under {resolved.name}")
         return 0
-    first = outcome.divergence.differences[0]
-    print(f"DIVERGENCE after {outcome.deals_played} deals (trial {outcome.trial}, seed {args.seed}) under {resolved.name}; "
-          f"shrunk in {outcome.shrink_steps} replays to {len(outcome.divergence.scenario.deals)} deal(s)")
-    for difference in outcome.divergence.differences[:6]:
-        print(f"  {difference.signature}: reference {difference.expected!r:.150}, implementation {difference.actual!r:.150}")
-    print(f"  at {first.where()}")
-    if outcome.divergence.scenario.position:
-        print(f"  in a position built for one rule: {outcome.divergence.scenario.position}")
-    if outcome.saved:
-        print(f"saved {outcome.saved}")
+    if outcome.divergence is not None and failed(outcome.divergence):
+        first = outcome.divergence.differences[0]
+        print(printable(f"thousand fuzz: the implementation broke the protocol in trial {outcome.trial} (seed {args.seed}) "
+                        f"at {first.at}: {first.actual}"[:2000]))
+        if outcome.saved:
+            print(f"saved {outcome.saved} (the actions up to the failure, shrunk in {outcome.shrink_steps} replays)")
+        if not outcome.error:
+            return reports.EXIT_CANNOT_START
+    elif outcome.divergence is not None:
+        first = outcome.divergence.differences[0]
+        print(f"DIVERGENCE after {outcome.deals_played} deals (trial {outcome.trial}, seed {args.seed}) under "
+              f"{resolved.name}; shrunk in {outcome.shrink_steps} replays to "
+              f"{len(outcome.divergence.scenario.deals)} deal(s)")
+        for difference in outcome.divergence.differences[:6]:
+            print(printable(f"  {difference.signature}: reference {difference.expected!r:.150}, "
+                            f"implementation {difference.actual!r:.150}"))
+        print(printable(f"  at {first.where()}"))
+        if outcome.divergence.scenario.position:
+            print(f"  in a position built for one rule: {outcome.divergence.scenario.position}")
+        if outcome.saved:
+            print(f"saved {outcome.saved}")
+    if outcome.error:
+        print(printable(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}"[:2000]))
+        # the implementation's failure stops the comparison (exit 4, as verify's "could not
+        # start"); the reference's or the saving's is a problem here (exit 3)
+        return reports.EXIT_CANNOT_START if outcome.error.startswith("the implementation") else reports.EXIT_INTERNAL
     return 1

@@ -26,9 +26,10 @@ if TYPE_CHECKING:
 
 
 def rules_family(house: ResolvedProfile) -> set[str]:
-    """The profile names whose cases apply to these rules: the house profile itself and every
-    profile (or profile+option) it takes values from."""
-    return {house.name} | {str(origin["from"]) for origin in house.provenance.values()}
+    """The profile names whose cases apply to these rules: the house profile itself, the
+    profiles it extends (even when it sets every knob itself) and every profile (or
+    profile+option) it takes values from."""
+    return ({house.name, *house.lineage} | {str(origin["from"]) for origin in house.provenance.values()})
 
 
 def applicable(cases: Sequence[Transcript | CaseBug], family: set[str], skip: Sequence[str] = ()) -> list[Transcript]:

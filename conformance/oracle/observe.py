@@ -22,13 +22,16 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
 from conformance.oracle import batch
-from conformance.harness.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
-from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
+from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
+from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_FAILURES_BEFORE_GIVING_UP,
+                                        START_GRACE, TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep,
+                                        clip_value, equal, same, unmatched_event)
 from conformance.corpus.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
 
 Request = tuple[str, dict[str, Any]]  # (command, fields) of one protocol request
+LARGE_REPLIES_KEPT = 64 * 1024 * 1024  # bytes of replies over VALUE_LIMIT a run reads (see ReplyBudget)
 
 
 @dataclass(frozen=True)
@@ -99,9 +102,14 @@ class Difference:
 class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
-    def __init__(self, command: Sequence[str], timeout: float = 10.0) -> None:
+    def __init__(self, command: Sequence[str], timeout: float = 10.0, budget: ReplyBudget | None = None) -> None:
         self.command = list(command)
         self.timeout = timeout
+        self.budget = budget or ReplyBudget()  # what the run may keep of large replies (shared by a Pool)
+        self.timeouts_in_a_row = 0  # as the runner: an implementation that hangs on every case is given up
+        self.start_failures = 0
+        self.cannot_start: CannotStart | None = None
+        self.ever_started = False
         self.impl: Implementation | None = None
         self.offered: Any = None
         self.name = ""  # the implementation's name from its start reply
@@ -113,7 +121,17 @@ class Observer:
         """Start the process and send ``start`` without waiting for its reply, so that several
         processes load at the same time (the reply is read by the first request)."""
         if self.impl is None and self._launched is None:
-            impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+            if self.cannot_start is not None:
+                raise CannotStart(str(self.cannot_start))
+            if self.start_failures >= START_FAILURES_BEFORE_GIVING_UP:
+                raise ProtocolFailure(f"the implementation failed to start {self.start_failures} times; not retried")
+            if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP:
+                raise Timeout(f"not run: the implementation timed out on {TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP} cases in a row")
+            try:
+                impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+            except CannotStart as exc:
+                self.cannot_start = exc  # no such file: trying again cannot help
+                raise
             self._launched = impl, impl.post([("start", {"version": 1})])
 
     def _started(self) -> Implementation:
@@ -122,10 +140,13 @@ class Observer:
             assert self._launched is not None
             (impl, posted), self._launched = self._launched, None
             try:
-                reply = impl.collect(posted)[0].reply
-            except ProtocolFailure:
+                reply = self._kept(posted[0], impl.collect(posted)[0]).reply
+                _judge(posted[0], Answer(b"", reply))
+            except (ProtocolFailure, Skipped) as exc:
                 impl.kill()
-                raise
+                self.start_failures += 1
+                raise CannotStart(f"start failed: {exc}") from None
+            self.start_failures, self.ever_started = 0, True
             impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
             about = reply.get("implementation")
@@ -162,10 +183,25 @@ class Observer:
         raises Skipped, an ``errored`` one ProtocolFailure."""
         if self.impl is None:
             raise ProtocolFailure("no process to read replies from")
-        answers = self.impl.collect(posted, known)
+        answers = [self._kept(item, answer) for item, answer in zip(posted, self.impl.collect(posted, known))]
         for item, answer in zip(posted, answers):
             _judge(item, answer)
         return answers
+
+    def _kept(self, item: Posted, answer: Answer) -> Answer:
+        """The answer with every value clipped as the runner clips it (a 6 MB string, a list
+        nested 900 deep), and the run's budget for large replies charged; a line short and
+        shallow enough to hold no such value is taken as it is (every reply of the reference)."""
+        line = answer.line
+        if len(line) <= VALUE_LIMIT and line.count(b"[") + line.count(b"{") < 100:
+            return answer
+        if len(line) > VALUE_LIMIT and not self.budget.take(len(line)):
+            raise ProtocolFailure(f"reply to {item.command!r}: the run already received {_mib(LARGE_REPLIES_KEPT)} of "
+                                  f"replies over {_mib(VALUE_LIMIT)}; no more are read")
+        reply = {key: _clipped(value) for key, value in answer.reply.items()}
+        if isinstance(reply.get("state"), dict):
+            reply["state"] = {key: _clipped(value) for key, value in reply["state"].items()}
+        return Answer(line, reply)
 
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
         return self.collect(self.post([(command, fields)]))[0].reply
@@ -192,6 +228,7 @@ class Observer:
         requests of a step (legal, apply, state) are written at once."""
         steps: list[StepRecord] = []
         ended = "complete"
+        timed_out = False
         try:
             # The requests in order, cut after each step: the next step is only sent once this
             # one's reply says the case goes on (or, whole_case, all at once).
@@ -214,12 +251,17 @@ class Observer:
                     reply = _reply(applied)
                     steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
+                        self.timeouts_in_a_row = 0
                         return CaseRecord(case.id, tuple(steps), "left_transcript")
         except Skipped as exc:
             ended = f"skipped: {exc}"
         except ProtocolFailure as exc:
             ended = f"error: {exc}"
+            timed_out = isinstance(exc, Timeout)
             self.kill()
+            if isinstance(exc, CannotStart) and not self.ever_started:
+                raise  # nothing could be observed at all: the caller stops (exit 4), as verify does
+        self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
@@ -237,12 +279,38 @@ class Observer:
                 posted = self.post(chunk)
                 assert self.impl is not None
                 for item, answer in zip(posted, self.impl.collect(posted)):  # all read: the stream stays in step
+                    answer = self._kept(item, answer)
                     _judge(item, answer)
                     yield answer.reply
 
 
 class Skipped(Exception):
     """The implementation answered ``skipped`` (or does not play the profile)."""
+
+
+def _clipped(value: Any) -> Any:
+    if isinstance(value, (str, list, dict)) and (len(value) > 64 or _too_deep(value)):
+        return clip_value(value)[0]
+    return value
+
+
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB" if size >= 1024 * 1024 else f"{size // 1024} KiB"
+
+
+class ReplyBudget:
+    """The bytes of large replies (over VALUE_LIMIT) a run still reads, shared by the
+    observers of a Pool: each is clipped once read, but an implementation sending a 6 MB
+    state at every step would still cost minutes of decoding and the memory of the lines."""
+
+    def __init__(self, total: int = LARGE_REPLIES_KEPT) -> None:
+        self.left = total
+        self._lock = threading.Lock()
+
+    def take(self, size: int) -> bool:
+        with self._lock:
+            self.left -= size
+            return self.left >= 0
 
 
 def _judge(item: Posted, answer: Answer) -> None:
@@ -483,7 +551,8 @@ class Pool:
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
                  batch: bool = False) -> None:
         kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
-        self.observers = [kind(command, timeout) for _ in range(max(1, jobs))]
+        budget = ReplyBudget()
+        self.observers = [kind(command, timeout, budget) for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
