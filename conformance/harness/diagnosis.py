@@ -11,10 +11,12 @@ from ``spec/diagnosis.yaml``, expanded through the profile schema's rule section
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from spec import SPEC_DIR
@@ -420,3 +422,73 @@ def outcome_signature(outcome: str, message: str) -> str:
     """A signature for a run with no finding (error, timeout, case bug): digits folded."""
     head = message.split(":", 1)[0] if outcome != "case_bug" else "the transcript is wrong"
     return f"{outcome}: {re.sub(r'[0-9]+(?:[.][0-9]+)?', 'N', head)[:120]}"
+
+
+# --- known root causes (--known) -----------------------------------------------------------
+
+REPORT_LIMIT = 256 * 1024 * 1024  # bytes of a report read for --known: a whole corpus with every mismatch fits
+
+
+class KnownError(Exception):
+    """A --known file that is not a report: one line naming the file and what is wrong."""
+
+
+def kind_of(signature: str) -> str:
+    """The kind of observation a signature reads: ``legal``, ``refusal`` (a refusal expected
+    or an action refused), ``unchanged``, ``event``, ``state``, ``to_act``; else the signature."""
+    head = re.split(r"[\[.: ]", signature, maxsplit=1)[0]
+    return "refusal" if head == "refused" else head if head in KINDS else signature
+
+
+KINDS = ("legal", "refusal", "unchanged", "event", "state", "to_act")
+
+
+def cause_key(signature: str, knobs: Sequence[str]) -> tuple[str, str]:
+    """What makes two failed checks one root cause: the same kind of observation and the same
+    deciding knob (the first of those that decide the check); a check no knob decides is its
+    own cause."""
+    return (kind_of(signature), knobs[0]) if knobs else (signature, "")
+
+
+@dataclass(frozen=True)
+class Known:
+    """Root causes already known (those of a report): a failure they explain is no news.
+
+    A check is known when its signature is one a known cause gathers, or when it reads the
+    same kind of observation as one of the cause's checks and the knob that decides it first
+    is among the cause's knobs (the same rule seen in another deal: other cards, other
+    amounts)."""
+
+    causes: tuple[Mapping[str, Any], ...] = ()
+    source: str = ""
+
+    def cause_of(self, signature: str, knobs: Sequence[str]) -> str | None:
+        """The headline of the known cause that explains this check, or None."""
+        kind = kind_of(signature)
+        for cause in self.causes:
+            checks = {str(c.get("signature")) for c in cause.get("checks") or ()} | {str(cause.get("signature"))}
+            if signature in checks:
+                return str(cause.get("signature"))
+            if knobs and knobs[0] in (cause.get("knobs") or ()) and kind in {kind_of(s) for s in checks}:
+                return str(cause.get("signature"))
+        return None
+
+    @classmethod
+    def read(cls, path: Path) -> Known:
+        """The root causes (``groups`` and ``further``) of a report in spec/schema/report.schema.json;
+        KnownError when it cannot be read or is not such a report."""
+        from conformance.corpus import schemas
+        from variants.loader import decode, read_bytes
+        from variants.errors import FileProblem
+
+        try:
+            data = json.loads(decode(read_bytes(path, str(path), REPORT_LIMIT), str(path)))
+        except FileProblem as exc:
+            raise KnownError(f"--known {path}: {exc.message}") from None
+        except ValueError as exc:
+            raise KnownError(f"--known {path}: not JSON ({exc})") from None
+        problem = schemas.first_problem(schemas.report_validator(), data)
+        if problem:
+            raise KnownError(f"--known {path}: not a report as thousand verify --report writes it "
+                             f"(spec/schema/report.schema.json): {problem}")
+        return cls(tuple(data["groups"]) + tuple(data.get("further") or ()), str(path))

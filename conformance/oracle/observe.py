@@ -22,7 +22,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
 from conformance.harness.process import Answer, Implementation, Posted, Preencoded, ProtocolFailure
-from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, same, unmatched_event
+from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_GRACE, equal, match_name,
+                                       reasons_told, same, unmatched_event)
 from conformance.corpus.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -36,7 +37,11 @@ class Reply:
 
     accepted: bool
     events: tuple[Any, ...] = ()
-    refusal: tuple[str, str] | None = None  # (class, reason)
+    refusal: tuple[str, str] | None = None  # (class, reason); None when refused without a reason
+
+    def without_reason(self) -> Reply:
+        """The reply as an implementation that cannot tell why it refuses gives it."""
+        return self if self.accepted else Reply(False)
 
 
 @dataclass(frozen=True)
@@ -98,11 +103,13 @@ class Difference:
 class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
-    def __init__(self, command: Sequence[str], timeout: float = 10.0) -> None:
+    def __init__(self, command: Sequence[str], timeout: float = 10.0, fallbacks: Sequence[str] = ()) -> None:
         self.command = list(command)
         self.timeout = timeout
+        self.fallbacks = tuple(fallbacks)  # what a match names when a declared list lacks the profile
         self.impl: Implementation | None = None
         self.offered: Any = None
+        self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
         self.documents: dict[str, Preencoded] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
@@ -126,6 +133,7 @@ class Observer:
                 raise
             impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
+            self.reasons = reasons_told(reply)
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
         return self.impl
@@ -171,12 +179,17 @@ class Observer:
         """The ``match`` request (the process started, to learn what it plays); Skipped when
         the implementation does not play the profile."""
         self._started()
-        fields: dict[str, Any] = {"profile": profile, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
-        if self.offered == "any":
-            fields["document"] = self._document(document)
-        elif profile not in (self.offered or ()):
+        name = match_name(self.offered, profile, self.fallbacks)
+        if name is None:
             raise Skipped(f"the implementation does not play profile {profile!r}")
+        fields: dict[str, Any] = {"profile": name, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
+        if self.offered in DECLARATIONS:
+            fields["document"] = self._document(document)
         return ("match", fields)
+
+    def told(self, reply: Reply) -> Reply:
+        """The reply as far as this implementation can tell it (no reason when it cannot)."""
+        return reply if self.reasons else reply.without_reason()
 
     def start_match(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> None:
         command, fields = self.match_request(profile, document, match)
@@ -208,7 +221,7 @@ class Observer:
                 steps.append(StepRecord(number, 0, None, None, _reply(dealt), _state(state)))
                 for index, scripted in enumerate(deal["steps"], start=1):
                     legal, applied, state = next(replies), next(replies), next(replies)
-                    reply = _reply(applied)
+                    reply = self.told(_reply(applied))
                     steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
                         return CaseRecord(case.id, tuple(steps), "left_transcript")
@@ -297,6 +310,8 @@ def _legal(reply: dict[str, Any]) -> tuple[str, ...]:
 def _reply(reply: dict[str, Any]) -> Reply:
     if reply.get("ok") is False:
         refusal = reply.get("refusal")
+        if isinstance(refusal, dict) and "reason" not in refusal:
+            return Reply(False)  # refused, and it cannot tell why
         if isinstance(refusal, dict):
             return Reply(False, (), (str(refusal.get("class")), str(refusal.get("reason"))))
         return Reply(False, (), ("?", "?"))
@@ -351,7 +366,8 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
     def said(reply: Reply) -> str:
         return "accepted" if reply.accepted else "/".join(reply.refusal or ("?", "?"))
 
-    if expected.accepted != actual.accepted or expected.refusal != actual.refusal:
+    # a refusal without a reason is checked as a refusal only
+    if expected.accepted != actual.accepted or (actual.refusal is not None and expected.refusal != actual.refusal):
         return "refusal", [f"{said(expected)} vs {said(actual)}"]
     want = collections.Counter(_event_key(e) for e in expected.events)
     got = collections.Counter(_event_key(e) for e in actual.events)
@@ -400,7 +416,7 @@ def _ending(record: CaseRecord) -> str:
 
 
 def _said(reply: Reply) -> Any:
-    return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ())}
+    return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ("?", "reason unknown"))}
 
 
 def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
@@ -469,9 +485,9 @@ class Pool:
     """``jobs`` observers of one command, reused across calls (no restart per candidate)."""
 
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
-                 batch: bool = False) -> None:
+                 batch: bool = False, fallbacks: Sequence[str] = ()) -> None:
         kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
-        self.observers = [kind(command, timeout) for _ in range(max(1, jobs))]
+        self.observers = [kind(command, timeout, fallbacks) for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
