@@ -239,7 +239,8 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
         if fields:
             direct: list[str] = []
             upstream: list[str] = []
-            for name in fields:
+            # the narrowest field first: its knobs decide (points decide deltas and scores too)
+            for name in sorted(fields, key=lambda f: len(knobs_for("event", kind, f)) or math.inf):
                 own, above = decided("event", kind, name)
                 direct += [k for k in own if k not in direct]
                 upstream += [k for k in above if k not in upstream]

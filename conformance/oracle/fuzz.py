@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import math
 import random
 import shlex
 import sys
@@ -739,11 +740,14 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
 
 
 def signature_of(divergence: Divergence) -> tuple[str, tuple[str, ...]]:
-    """The first difference in the runner's words: its signature and the knobs that decide it."""
-    first = observe.findings(divergence.differences[:1])
-    if not first:
+    """The divergence in the runner's words: the signature and knobs of its most telling
+    difference, the one decided by the fewest knobs (a deal's points that differ say more than
+    the missing bolt they cause), else the first."""
+    found = observe.findings(divergence.differences)
+    if not found:
         return divergence.differences[0].signature, ()
-    return str(first[0]["signature"]), tuple(first[0]["knobs"]) + tuple(first[0]["upstream"])
+    best = min(found, key=lambda f: len(f["knobs"]) or math.inf)
+    return str(best["signature"]), tuple(best["knobs"]) + tuple(best["upstream"])
 
 
 def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: diagnosis.Known | None) -> None:
