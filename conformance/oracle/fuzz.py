@@ -714,6 +714,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             for number, (scenario, divergence) in zip(batch, results):
                 outcome.trials += 1
                 outcome.deals_played += len(scenario.deals)
+                if divergence is not None and not divergence.scenario.deals:  # it never got to a deal
+                    raise ImplementationFailed(f"it failed before the first deal: {divergence.differences[0].actual}")
                 if divergence is not None:
                     _sort(outcome, divergence, number, known)
                 if max_findings is not None and len(outcome.findings) >= max_findings:
@@ -728,6 +730,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
         outcome.error = f"the implementation broke the protocol: {exc}"
     except observe.Skipped as exc:
         outcome.error = f"the implementation skipped: {exc}"
+    except ImplementationFailed as exc:
+        outcome.error = f"the implementation cannot be played: {exc}"
     finally:
         for pair in pairs:
             pair.close()
