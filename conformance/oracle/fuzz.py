@@ -744,13 +744,14 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
 
 
 def signature_of(divergence: Divergence) -> tuple[str, tuple[str, ...]]:
-    """The divergence in the runner's words: the signature and knobs of its most telling
-    difference, the one decided by the fewest knobs (a deal's points that differ say more than
-    the missing bolt they cause), else the first."""
+    """The divergence in the runner's words: the signature and knobs of its first difference;
+    when that is an event or a state field, of the one among those decided by the fewest knobs
+    (a deal's points that differ say more than the missing bolt they cause)."""
     found = observe.findings(divergence.differences)
     if not found:
         return divergence.differences[0].signature, ()
-    best = min(found, key=lambda f: len(f["knobs"]) or math.inf)
+    values = [f for f in found if diagnosis.kind_of(str(f["signature"])) in ("event", "state")]
+    best = found[0] if found[0] not in values else min(values, key=lambda f: len(f["knobs"]) or math.inf)
     return str(best["signature"]), tuple(best["knobs"]) + tuple(best["upstream"])
 
 
