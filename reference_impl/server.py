@@ -394,8 +394,8 @@ def add_declare_option(parser: argparse.ArgumentParser) -> None:
 def _use_declaration(declare: str | None) -> bool:
     """Set what ``start`` declares; an empty or malformed list is one clear line, exit 2."""
     global DECLARED
-    if declare is None:
-        DECLARED = "any"
+    if declare is None or declare in ("any", "own"):  # "own": fixed rules, checked against any (--rules)
+        DECLARED = declare or "any"
         return True
     names = [name.strip() for name in declare.split(",")]
     if not all(PROFILE_NAME.fullmatch(name) for name in names):

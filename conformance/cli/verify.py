@@ -21,7 +21,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from conformance.oracle import house as house_cases
-from conformance.harness import process, reports, runner
+from conformance.harness import diagnosis, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
 from conformance.harness.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
@@ -89,6 +89,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--rules", metavar="FILE.yaml",
                         help="house rules: the reference under FILE (a house profile, or 'name+option') is the "
                              "oracle, on the cases of the profiles FILE builds on (see thousand fit)")
+    parser.add_argument("--as", dest="as_profile", metavar="P",
+                        help="with --rules, the profile a match names to an implementation that declares a list "
+                             "without the house profile (default: the profile the file extends)")
+    parser.add_argument("--known", type=Path, metavar="REPORT.json",
+                        help="a report of thousand verify --report or thousand fit --report: failures one of its root "
+                             "causes explains are reported apart, like expected failures")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS",
                         help="the implementation to run (after --)")
     parser.set_defaults(func=main)
@@ -119,6 +125,7 @@ class Options:
     include: list[str]
     listed: list[str]  # ids from --case-list (each must name a case)
     expected: reports.ExpectedFailures | None
+    known: diagnosis.Known | None = None
 
 
 def _number(text: str, name: str, kind: type) -> Any:
@@ -167,7 +174,15 @@ def check_options(args: argparse.Namespace) -> Options:
     for folder in args.cases:
         if not folder.is_dir():
             raise UsageError(f"--cases {folder}: no such folder")
-    return Options(command or list(runner.REFERENCE_COMMAND), timeout, jobs, list(args.include), listed, expected)
+    if getattr(args, "as_profile", None) and not getattr(args, "rules", None):
+        raise UsageError("--as names the profile to play house rules under: it needs --rules")
+    known = None
+    if getattr(args, "known", None):
+        try:
+            known = diagnosis.Known.read(args.known)
+        except diagnosis.KnownError as exc:
+            raise UsageError(str(exc)) from None
+    return Options(command or list(runner.REFERENCE_COMMAND), timeout, jobs, list(args.include), listed, expected, known)
 
 
 def _suggest(wanted: str, known: Sequence[str]) -> str:
@@ -294,6 +309,8 @@ def run_verify(args: argparse.Namespace) -> int:
         documents = resolve_document if house is None else _house_documents(house.name, house.to_document())
         settings = runner.Settings(options.command, options.timeout, args.validate_messages, documents,
                                    first_mismatch=args.first_mismatch)
+        if house is not None:
+            settings.fallbacks = {house.name: house_cases.fallbacks(args.rules, getattr(args, "as_profile", None))}
         progress = reports.Progress(len(jobs))
         subreaper = process.become_subreaper()
         try:
@@ -315,16 +332,18 @@ def run_verify(args: argparse.Namespace) -> int:
     info.start_reply, info.start_failure = state.start_reply, state.start_failure
     results = [state.results[i] for i in sorted(state.results)]
     expected = None if not info.command else options.expected
-    return finish(args, cases, results, expected, info)
+    return finish(args, cases, results, expected, info, None if not info.command else options.known)
 
 
 def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], results: list[runner.Result],
-           expected: reports.ExpectedFailures | None, info: reports.RunInfo) -> int:
+           expected: reports.ExpectedFailures | None, info: reports.RunInfo,
+           known: diagnosis.Known | None = None) -> int:
     """Write the reports first (a reader that goes away, or a signal now, cannot lose them),
     then tell the terminal."""
     late: list[int] = []
     _defer_signals(late)
     verdict = reports.judge(results, expected, [case.id for case in cases])
+    known_results = _set_apart(verdict, known) if known is not None else []
     info.exit_code = EXIT_CANNOT_START if info.start_failure else verdict.exit_code
     if info.internal_error:
         info.exit_code = EXIT_INTERNAL
@@ -336,7 +355,12 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
             print(f"thousand verify: the implementation could not start: {printable(info.start_failure)}", file=sys.stderr)
         else:
             print_summary(results, verdict)
-            hint = next_step(verdict, info.command, bool(getattr(args, "rules", None)))
+            if getattr(args, "rules", None):
+                print(rules_line(args.rules))
+            if known_results:
+                print(known_lines(known_results, args.known))
+            hint = next_step(verdict, info.command, getattr(args, "rules", None),
+                             str(args.report) if args.report else None)
             if hint:
                 print(hint)
         if info.exit_code == reports.EXIT_NOTHING_CHECKED:
@@ -396,18 +420,49 @@ def print_summary(results: Sequence[runner.Result], verdict: reports.Verdict) ->
     reports.print_groups(causes, len(verdict.unexpected), out, further=further)
 
 
-def next_step(verdict: reports.Verdict, command: Sequence[str], house_run: bool) -> str | None:
+def next_step(verdict: reports.Verdict, command: Sequence[str], rules: str | None = None,
+              report: str | None = None) -> str | None:
     """After unexpected failures under bundled rules: the fit run that says which knob values
-    the implementation plays (many failures are often a few knobs), for the profile that
-    failed most."""
-    if house_run or not command or not verdict.unexpected:
+    the implementation plays (many failures are often a few knobs), for the base profile that
+    failed most. Under house rules: the fuzz run that hunts the bugs behind those failures."""
+    if not command or not verdict.unexpected:
         return None
-    return next_step_line(Counter(result.profile for result in verdict.unexpected).most_common(1)[0][0], command)
+    if rules:
+        return steps.hunt_step(rules, report, command)
+    return next_step_line(Counter(steps.base_name(r.profile) for r in verdict.unexpected).most_common(1)[0][0], command)
 
 
 def next_step_line(profile: str, command: Sequence[str]) -> str:
-    return (f"next: which rules does it play? thousand fit --profile {profile} -- {shlex.join(command)} "
-            f"(a house profile of the knob values that explain the failures, and what no knob explains)")
+    return steps.fit_step(profile, command)
+
+
+def rules_line(rules: str) -> str:
+    """What a --rules run checked, so that its counts are not read as those of --profile."""
+    return (f"checked against the reference under {rules}: at every step the legal set, the reply, the events "
+            f"and the whole state (thousand verify --profile checks only what each transcript states, so its "
+            f"counts are not comparable)")
+
+
+def _set_apart(verdict: reports.Verdict, known: diagnosis.Known) -> list[tuple[runner.Result, str]]:
+    """The unexpected failures a known root cause explains, taken out of the verdict (and of
+    its root causes) and marked as expected failures; each with the cause that explains it."""
+    apart: list[tuple[runner.Result, str]] = []
+    for result in list(verdict.unexpected):
+        first = result.findings[0] if result.findings else None
+        signature = first.signature if first else diagnosis.outcome_signature(result.outcome, result.message)
+        cause = known.cause_of(signature, (*first.knobs, *first.upstream) if first else ())
+        if cause is not None and result.outcome != "case_bug":
+            result.expected_failure = True
+            verdict.unexpected.remove(result)
+            apart.append((result, cause))
+    return apart
+
+
+def known_lines(apart: Sequence[tuple[runner.Result, str]], source: Path) -> str:
+    tally = Counter(cause for _, cause in apart)
+    lines = [f"known root causes ({source}): {len(apart)} failure{'s' if len(apart) != 1 else ''} set apart"]
+    lines += [f"  {count} x {cause}" for cause, count in tally.most_common()]
+    return "\n".join(lines)
 
 
 def summary_line(results: Sequence[runner.Result], verdict: reports.Verdict | None = None) -> str:

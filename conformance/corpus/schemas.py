@@ -104,3 +104,9 @@ def reply_problem(command: str, reply: Any) -> str | None:
     if isinstance(reply, dict) and ("skipped" in reply or "errored" in reply):
         return first_problem(reply_validator(command), reply)
     return first_problem(_answer_validator(command), reply)
+
+
+@functools.cache
+def report_validator() -> Draft202012Validator:
+    """The validator of a report written by ``thousand verify --report`` (or ``fit --report``)."""
+    return Draft202012Validator(_load(SCHEMA_DIR / "report.schema.json"))

@@ -11,10 +11,12 @@ from ``spec/diagnosis.yaml``, expanded through the profile schema's rule section
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from spec import SPEC_DIR
@@ -237,7 +239,8 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
         if fields:
             direct: list[str] = []
             upstream: list[str] = []
-            for name in fields:
+            # the narrowest field first: its knobs decide (points decide deltas and scores too)
+            for name in sorted(fields, key=lambda f: len(knobs_for("event", kind, f)) or math.inf):
                 own, above = decided("event", kind, name)
                 direct += [k for k in own if k not in direct]
                 upstream += [k for k in above if k not in upstream]
@@ -316,26 +319,33 @@ def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
 
 
 def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
-    """Runs that name knobs, split greedily by the knob that explains the most of them.
+    """Runs that name knobs, split greedily by the knob that decides the most of them.
 
-    The same broken rule shows through several checks (a missing ``barrel_left`` event in one
-    transcript, ``state.scores`` in another that only checks scores); the knobs of those
-    checks meet in the rule, so the knob shared by most runs gathers them into one cause.
-    Among knobs that reach as many runs, the one most of their cases exercise (their
-    suspects), then the one that decides most of their checks directly (not only what the
-    checks read) gathers them.
+    A cause gathers runs only when their first checks read the same kind of observation
+    (legal sets, refusals, events, state fields, the player to act) and share a knob that
+    decides them: the knobs of what a check merely reads (the deal's score behind a missing
+    bolt event) gather nothing, or one broken score would swallow every rule that moves it.
+    Among knobs that decide as many runs, the one most of their cases exercise (their
+    suspects), then the one they name anywhere most often gathers them.
     """
-    pending = list(runs)
     found: list[list[_Run]] = []
-    while pending:
-        reach = Counter(k for r in pending for k in set(r.knobs))
-        suspected = Counter(k for r in pending for k in set(r.suspects))
-        direct = Counter(k for r in pending for k in set(r.direct))
-        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -direct[k], k))
-        members = [r for r in pending if knob in r.knobs]
-        found.append(members)
-        pending = [r for r in pending if knob not in r.knobs]
+    by_kind: dict[str, list[_Run]] = {}
+    for r in runs:
+        by_kind.setdefault(kind_of(r.signature), []).append(r)
+    for pending in by_kind.values():
+        while pending:
+            reach = Counter(k for r in pending for k in set(_deciding(r)))
+            suspected = Counter(k for r in pending for k in set(r.suspects) if k in _deciding(r))
+            named = Counter(k for r in pending for k in set(r.knobs))
+            knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -named[k], k))
+            found.append([r for r in pending if knob in _deciding(r)])
+            pending = [r for r in pending if knob not in _deciding(r)]
     return found
+
+
+def _deciding(run: _Run) -> tuple[str, ...]:
+    """The knobs that decide a run's check: its direct ones (the upstream ones when it has none)."""
+    return run.direct or run.upstream
 
 
 def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, int]) -> list[str]:
@@ -369,7 +379,8 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]
     common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
     head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
     example = next(r for r in members if r.signature == head)
-    knobs = _shared_knobs(members, head, passed)
+    # a knob that decides no check of the example would send the reader to the wrong rule
+    knobs = [k for k in _shared_knobs(members, head, passed) if k in example.knobs]
     return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
             "checks": [{"signature": s, "count": checks[s]} for s in ranked],
             "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}
@@ -420,3 +431,73 @@ def outcome_signature(outcome: str, message: str) -> str:
     """A signature for a run with no finding (error, timeout, case bug): digits folded."""
     head = message.split(":", 1)[0] if outcome != "case_bug" else "the transcript is wrong"
     return f"{outcome}: {re.sub(r'[0-9]+(?:[.][0-9]+)?', 'N', head)[:120]}"
+
+
+# --- known root causes (--known) -----------------------------------------------------------
+
+REPORT_LIMIT = 256 * 1024 * 1024  # bytes of a report read for --known: a whole corpus with every mismatch fits
+
+
+class KnownError(Exception):
+    """A --known file that is not a report: one line naming the file and what is wrong."""
+
+
+def kind_of(signature: str) -> str:
+    """The kind of observation a signature reads: ``legal``, ``refusal`` (a refusal expected
+    or an action refused), ``unchanged``, ``event``, ``state``, ``to_act``; else the signature."""
+    head = re.split(r"[\[.: ]", signature, maxsplit=1)[0]
+    return "refusal" if head == "refused" else head if head in KINDS else signature
+
+
+KINDS = ("legal", "refusal", "unchanged", "event", "state", "to_act")
+
+
+def cause_key(signature: str, knobs: Sequence[str]) -> tuple[str, str]:
+    """What makes two failed checks one root cause: the same kind of observation and the same
+    deciding knob (the first of those that decide the check); a check no knob decides is its
+    own cause."""
+    return (kind_of(signature), knobs[0]) if knobs else (signature, "")
+
+
+@dataclass(frozen=True)
+class Known:
+    """Root causes already known (those of a report): a failure they explain is no news.
+
+    A check is known when its signature is one a known cause gathers, or when it reads the
+    same kind of observation as one of the cause's checks and the knob that decides it first
+    is among the cause's knobs (the same rule seen in another deal: other cards, other
+    amounts)."""
+
+    causes: tuple[Mapping[str, Any], ...] = ()
+    source: str = ""
+
+    def cause_of(self, signature: str, knobs: Sequence[str]) -> str | None:
+        """The headline of the known cause that explains this check, or None."""
+        kind = kind_of(signature)
+        for cause in self.causes:
+            checks = {str(c.get("signature")) for c in cause.get("checks") or ()} | {str(cause.get("signature"))}
+            if signature in checks:
+                return str(cause.get("signature"))
+            if knobs and knobs[0] in (cause.get("knobs") or ()) and kind in {kind_of(s) for s in checks}:
+                return str(cause.get("signature"))
+        return None
+
+    @classmethod
+    def read(cls, path: Path) -> Known:
+        """The root causes (``groups`` and ``further``) of a report in spec/schema/report.schema.json;
+        KnownError when it cannot be read or is not such a report."""
+        from conformance.corpus import schemas
+        from variants.loader import decode, read_bytes
+        from variants.errors import FileProblem
+
+        try:
+            data = json.loads(decode(read_bytes(path, str(path), REPORT_LIMIT), str(path)))
+        except FileProblem as exc:
+            raise KnownError(f"--known {path}: {exc.message}") from None
+        except ValueError as exc:
+            raise KnownError(f"--known {path}: not JSON ({exc})") from None
+        problem = schemas.first_problem(schemas.report_validator(), data)
+        if problem:
+            raise KnownError(f"--known {path}: not a report as thousand verify --report writes it "
+                             f"(spec/schema/report.schema.json): {problem}")
+        return cls(tuple(data["groups"]) + tuple(data.get("further") or ()), str(path))

@@ -249,6 +249,9 @@ class Settings:
     document: Callable[[str], dict[str, Any]] | None = None  # profile -> resolved document
     first_mismatch: bool = False  # end a case at its first mismatch (faster kill matrix)
     budget: Budget = field(default_factory=Budget)
+    # profile -> names to send instead to an implementation that declares a list without it
+    # (a house file's base profile, or --as): see match_name
+    fallbacks: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -281,12 +284,33 @@ class Unsupported:
         return None
 
 
+DECLARATIONS = ("any", "own")  # besides a list of profile names (docs/protocol.md, Declarations)
+
+
+def match_name(offered: Any, profile: str, fallbacks: Sequence[str] = ()) -> str | None:
+    """The profile name a ``match`` sends to an implementation that declared ``offered``, or
+    None when it plays none that fits. ``"any"`` and ``"own"`` play whatever the runner names;
+    a list plays its names: the profile itself, else the first of ``fallbacks`` it lists (the
+    profile a house file extends, or the one ``--as`` chose)."""
+    if offered in DECLARATIONS:
+        return profile
+    listed = offered if isinstance(offered, list) else []
+    return next((name for name in (profile, *fallbacks) if name in listed), None)
+
+
+def reasons_told(reply: dict[str, Any]) -> bool:
+    """False when the ``start`` reply says the implementation cannot tell why it refuses."""
+    return reply.get("refusal_reasons") is not False
+
+
 def _check_start(reply: dict[str, Any]) -> Unsupported:
     if reply.get("version") != 1 or isinstance(reply.get("version"), bool):
         raise ProtocolFailure(f"start: the implementation speaks version {_short(reply.get('version'))}; expected 1")
     profiles = reply.get("profiles")
-    if not (profiles == "any" or (isinstance(profiles, list) and all(isinstance(p, str) for p in profiles))):
-        raise ProtocolFailure(f"start: 'profiles' must be \"any\" or a list of profile names; got {_short(profiles)}")
+    if not (profiles in DECLARATIONS or (isinstance(profiles, list) and all(isinstance(p, str) for p in profiles))):
+        raise ProtocolFailure(f"start: 'profiles' must be \"any\", \"own\" or a list of profile names; got {_short(profiles)}")
+    if not isinstance(reply.get("refusal_reasons", True), bool):
+        raise ProtocolFailure(f"start: 'refusal_reasons' must be true or false; got {_short(reply.get('refusal_reasons'))}")
     return Unsupported.read(reply.get("unsupported"))
 
 
@@ -298,6 +322,7 @@ class Worker:
         self.impl: Implementation | None = None
         self.start_reply: dict[str, Any] | None = None
         self.unsupported = Unsupported()
+        self.reasons = True  # False: it cannot tell why it refuses (refusal_reasons: false)
         self.start_failures = 0
         self.ever_started = False
         self.timeouts_in_a_row = 0
@@ -327,6 +352,7 @@ class Worker:
         self.start_failures = 0
         self.ever_started = True
         self.start_reply = reply
+        self.reasons = reasons_told(reply)
         return impl
 
     def discard(self) -> None:
@@ -494,10 +520,13 @@ class CaseRun:
         worker = self.worker
         assert worker.start_reply is not None
         offered = worker.start_reply["profiles"]
-        if offered != "any" and self.profile not in offered:
-            raise NotDeclared(f"the implementation does not declare profile {_short(self.profile)}")
-        fields: dict[str, Any] = {"profile": self.profile, "state": self._match_state()}
-        document = self._document(required=offered == "any")
+        fallbacks = worker.settings.fallbacks.get(self.profile, ())
+        name = match_name(offered, self.profile, fallbacks)
+        if name is None:
+            also = f" (nor {' or '.join(_short(f) for f in fallbacks)})" if fallbacks else ""
+            raise NotDeclared(f"the implementation does not declare profile {_short(self.profile)}{also}")
+        fields: dict[str, Any] = {"profile": name, "state": self._match_state()}
+        document = self._document(required=offered in DECLARATIONS)
         if document is not None:
             fields["document"] = document
         worker._ask("match", **fields)
@@ -607,7 +636,9 @@ class CaseRun:
                          f"{_short(step['action'])} must be refused ({reason}); it was accepted",
                          wanted, {"accepted": True, "events": reply.get("events")}, before, ends=True)
         refusal = reply.get("refusal")
-        if not isinstance(refusal, dict) or not same(wanted, refusal):
+        if not self.worker.reasons or (isinstance(refusal, dict) and "reason" not in refusal):
+            self.unchecked.add("refusal reasons")  # refused it is, which is all it can tell
+        elif not isinstance(refusal, dict) or not same(wanted, refusal):
             signature, direct, upstream = diagnosis.refusal_finding(phase, reason, diagnosis.refusal_label(refusal))
             self._record("refusal", signature, (direct, upstream),
                          f"{_short(step['action'])} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import math
 import random
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -27,8 +29,8 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import yaml
 
-from conformance.harness import process, reports
-from conformance.oracle import observe, positions
+from conformance.harness import diagnosis, process, reports
+from conformance.oracle import house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
 from conformance.harness.process import Answer, Posted, ProtocolFailure
@@ -65,16 +67,34 @@ class Divergence:
 
 
 @dataclass
+class Finding:
+    """One new signature: the first divergence that showed it (shrunk), and how often it came."""
+
+    signature: str  # the runner's (conformance.harness.diagnosis), so that --known can match it
+    knobs: tuple[str, ...]
+    divergence: Divergence
+    trial: int
+    deal: int  # the deal of the run it was first seen in, from 1
+    count: int = 1
+    saved: Path | None = None
+    shrink_steps: int = 0
+    shrunk: bool = False
+
+
+@dataclass
 class Outcome:
     deals_played: int = 0
     trials: int = 0
-    divergence: Divergence | None = None
+    divergence: Divergence | None = None  # the first finding's (as before fuzz kept hunting)
     trial: int | None = None
     saved: Path | None = None
     shrink_steps: int = 0
     seconds: float = 0.0
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    known: dict[str, int] = field(default_factory=dict)  # known cause -> divergences it explained
+    shrinking: Finding | None = None  # the finding being shrunk (what an interruption tells)
 
 
 # --- random material ---------------------------------------------------------------------
@@ -228,8 +248,9 @@ class Pair:
     to both processes before either's replies are read, so that both work at the same time
     without a thread per side."""
 
-    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float) -> None:
-        self.sides = (observe.Observer(implementation, timeout), observe.Observer(reference, timeout))
+    def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
+                 fallbacks: Sequence[str] = ()) -> None:
+        self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks), observe.Observer(reference, timeout))
 
     def exchange(self, requests: Callable[[observe.Observer], list[observe.Request]]) -> tuple[list[Answer], list[Answer]]:
         """Each side's ``requests`` posted, then both sides' replies read; a reference failure
@@ -256,7 +277,10 @@ class Pair:
         got, want = self.exchange(lambda side: observe.turn_requests(action, deal))
         theirs = observe.read_turn(want)
         same = all(one.line == other.line for one, other in zip(got, want))
-        return theirs if same else observe.read_turn(got), theirs
+        if same:
+            return theirs, theirs
+        mine = observe.read_turn(got)
+        return replace(mine, reply=self.sides[0].told(mine.reply)), theirs
 
     def reset(self) -> None:
         """Fresh processes for the next match (a failed stream cannot be trusted)."""
@@ -301,15 +325,18 @@ def _answers(side: observe.Observer, posted: list[Posted] | ProtocolFailure,
 
 
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
+# differences at one step -> whether play goes on past them (known legal-set differences)
+Tolerate = Callable[[tuple[observe.Difference, ...]], bool]
 
 
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
-         record: list[tuple[Deal, list[observe.StepRecord]]] | None = None) -> tuple[Scenario, Divergence | None]:
+         record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
+         tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
     played: list[Deal] = []
     try:
-        return _play(pair, profile, document, scenario, choose, extra_deals, record, played)
+        return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate)
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
@@ -321,11 +348,12 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
 
 def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
           extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
-          record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal]) -> tuple[Scenario, Divergence | None]:
+          record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal],
+          tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
-    reference's legal set) and ``extra_deals`` adds deals. Returns what was played and the
-    first divergence; ``played`` holds the deals so far. ``record`` receives the reference's
-    step records, deal by deal."""
+    legal sets of both sides) and ``extra_deals`` adds deals. Returns what was played and the
+    first divergence that ``tolerate`` does not let pass; ``played`` holds the deals so far.
+    ``record`` receives the reference's step records, deal by deal."""
     pair.exchange(lambda side: [side.match_request(profile, document, scenario.match)])
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
@@ -349,7 +377,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
         step = observe.StepRecord(number, 0, None, None, want.reply, want.state)
         steps.append(step)
         differences = _compare(step, got, want, None, "deal")
-        if differences:
+        if differences and not (tolerate and tolerate(differences)):
             cut = replace(scenario, deals=tuple(played))
             return cut, Divergence(cut, differences)
         state = want.state
@@ -359,7 +387,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             if choose is not None and phase in ENDED:
                 break
             before = got, want  # the legal sets came with the previous turn
-            action = choose(want.legal, state) if choose is not None else deal.actions[index]
+            action = choose(_both(got.legal, want.legal), state) if choose is not None else deal.actions[index]
             if action is None:
                 break
             index += 1
@@ -370,12 +398,19 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             step = observe.StepRecord(number, index, action, before[1].legal, want.reply, want.state)
             steps.append(step)
             differences = _compare(step, got, want, before, phase)
-            if differences:
+            if differences and not (tolerate and tolerate(differences)):
                 cut = replace(scenario, deals=tuple(played))
                 return cut, Divergence(cut, differences)
         if str(state.get("phase")) == "match_over":
             break
     return replace(scenario, deals=tuple(played)), None
+
+
+def _both(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
+    """The actions both sides offer (after a legal-set difference let pass), else the reference's."""
+    if mine == theirs:
+        return theirs
+    return tuple(a for a in theirs if a in set(mine)) or theirs
 
 
 def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
@@ -389,10 +424,12 @@ def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
     mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, got.state)
     expected = observe.CaseRecord("fuzz", (step,))
     actual = observe.CaseRecord("fuzz", (mine,))
-    return tuple(replace(d, phase=phase) for d in observe.compare(expected, actual))
+    prior = None if before is None else before[1].state  # what a legal-set difference is read against
+    return tuple(replace(d, phase=phase, before=prior) for d in observe.compare(expected, actual))
 
 
-def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int) -> tuple[Scenario, Divergence | None]:
+def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int,
+                 tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
     rules = document["rules"]
     rng = random.Random(f"{seed}/{trial}")
     deals_wanted = rng.randint(1, 3)
@@ -406,7 +443,8 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         position = positions.random_position(rng, rules, start.match)
         styles = position.styles or styles
         laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
-        return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None)
+        return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None,
+                    tolerate=tolerate)
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -414,7 +452,7 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
-    return play(pair, profile, document, start, free, more)
+    return play(pair, profile, document, start, free, more, tolerate=tolerate)
 
 
 def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
@@ -507,7 +545,8 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
 
 # --- shrinking ---------------------------------------------------------------------------
 
-def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence) -> tuple[Divergence, int]:
+def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence,
+           tolerate: Tolerate | None = None) -> tuple[Divergence, int]:
     """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
     match state. Each attempt is one lockstep replay; returns the result and the attempts."""
     best, attempts = found, 0
@@ -518,7 +557,7 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
         nonlocal attempts
         attempts += 1
         try:
-            _, divergence = play(pair, profile, document, candidate)
+            _, divergence = play(pair, profile, document, candidate, tolerate=tolerate)
         except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
             return None
         return divergence if divergence is not None and divergence.differences[0].signature == wanted else None
@@ -526,7 +565,7 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
     # fewest deals: the last deal alone, from the match state the earlier deals led to
     if len(best.scenario.deals) > 1:
         recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
-        play(pair, profile, document, best.scenario, record=recorded)
+        play(pair, profile, document, best.scenario, record=recorded, tolerate=tolerate)
         before = recorded[-2][1][-1].state if len(recorded) >= 2 and recorded[-2][1] else {}
         if all(key in before for key in DEFAULT_MATCH_STATE):
             carried = {key: before[key] for key in DEFAULT_MATCH_STATE}
@@ -585,7 +624,7 @@ EXPECTED_FIELDS = ("phase", "to_act", "declarer", "contract", "trump", "talon_sh
 
 
 def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Divergence, seed: str,
-               trial: int, case_id: str) -> dict[str, Any]:
+               trial: int, case_id: str, tolerate: Tolerate | None = None) -> dict[str, Any]:
     """The scenario as a transcript with the reference's values: legal sets on every step,
     refusals as ``refused``, and the events and state in full where the divergence shows."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
@@ -594,7 +633,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     if all(d.kind == "event" and d.detail.startswith("unexpected") for d in divergence.differences):
         _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
     else:
-        play(pair, profile, document, divergence.scenario, record=recorded)
+        play(pair, profile, document, divergence.scenario, record=recorded, tolerate=tolerate)
     deals = []
     for number, (deal, steps) in enumerate(recorded, start=1):
         last_deal = number == len(recorded)
@@ -668,20 +707,28 @@ def save(data: dict[str, Any], folder: Path) -> Path:
 def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
          jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
          reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
-         outcome: Outcome | None = None) -> Outcome:
-    """Random trials until ``deals`` deals are played or one diverges (the lowest trial wins);
-    ``outcome``, when given, is filled as the run goes (what an interruption can still tell)."""
+         max_findings: int | None = 1, known: diagnosis.Known | None = None,
+         fallbacks: Sequence[str] = (), outcome: Outcome | None = None) -> Outcome:
+    """Random trials until ``deals`` deals are played or ``max_findings`` findings are made
+    (None: no limit). A divergence ends its trial; its signature is a new finding (shrunk, and
+    saved below ``save_to``), one more of a finding already made, or one ``known`` explains (no
+    finding; a known legal-set difference does not even end the trial: play goes on with the
+    actions both sides offer). ``fallbacks``: what a match names when the implementation's
+    declared list lacks ``profile``. ``outcome``, when given, is filled as the run goes (what an
+    interruption can still tell)."""
     started = time.monotonic()
     outcome = outcome if outcome is not None else Outcome()
-    pairs = [Pair(implementation, reference, timeout) for _ in range(max(1, jobs))]
+    pairs = [Pair(implementation, reference, timeout, fallbacks) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
+    tolerate = _tolerating(known) if known is not None else None
     try:
         trial = 0
-        while outcome.deals_played < deals:
+        while outcome.deals_played < deals and (max_findings is None or len(outcome.findings) < max_findings):
             batch = list(range(trial, trial + len(pairs)))
             trial += len(pairs)
+
             def one(number: int) -> tuple[Scenario, Divergence | None]:
-                return random_trial(pairs[number % len(pairs)], profile, document, seed, number)
+                return random_trial(pairs[number % len(pairs)], profile, document, seed, number, tolerate)
 
             if len(pairs) == 1:
                 results = [one(batch[0])]
@@ -695,35 +742,87 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                     # failed before any action: nothing to shrink, no transcript could show it
                     outcome.trial = number
                     said = str(divergence.differences[0].actual)
-                    outcome.error = (f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
-                                     else f"the implementation broke the protocol (trial {number}): {said}")
-                    break
+                    raise ImplementationFailed(
+                        f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
+                        else f"the implementation broke the protocol (trial {number}): {said}")
                 if divergence is not None:
-                    outcome.divergence, outcome.trial = divergence, number
+                    _sort(outcome, divergence, number, known)
+                if max_findings is not None and len(outcome.findings) >= max_findings:
                     break
-            tell(f"{outcome.deals_played} deals, {outcome.trials} trials, "
+            tell(f"{outcome.deals_played} deals, {outcome.trials} trials, {len(outcome.findings)} findings, "
                  f"{outcome.deals_played / max(time.monotonic() - started, 1e-9):.0f} deals/s")
-            if outcome.divergence is not None or outcome.error:
-                break
-        if outcome.divergence is not None and outcome.trial is not None:
-            tell("divergence found: shrinking")
-            small, outcome.shrink_steps = shrink(pairs[0], profile, document, outcome.divergence)
-            outcome.divergence = small
-            if save_to is not None:
-                case_id = f"{_folder_name(profile)}/fuzz-{_slug(seed)}-{outcome.trial}"
-                data = transcript(pairs[0], profile, document, small, seed, outcome.trial, case_id)
-                outcome.saved = save(data, save_to)
+            for found in outcome.findings:
+                if not found.shrunk:
+                    tell(f"a new finding ({found.signature[:60]}): shrinking")
+                    outcome.shrinking = found
+                    _shrunk_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate)
+                    outcome.shrinking = None
     except ReferenceFailed as exc:
         outcome.error = str(exc)
     except ProtocolFailure as exc:
         outcome.error = f"the implementation broke the protocol: {exc}"
     except observe.Skipped as exc:
         outcome.error = f"the implementation skipped: {exc}"
+    except ImplementationFailed as exc:
+        outcome.error = str(exc) if str(exc).startswith("the implementation") else f"the implementation cannot be played: {exc}"
     finally:
         for pair in pairs:
             pair.close()
+    if outcome.findings:
+        first = outcome.findings[0]
+        outcome.divergence, outcome.trial, outcome.saved = first.divergence, first.trial, first.saved
+        outcome.shrink_steps = first.shrink_steps
     outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def signature_of(divergence: Divergence) -> tuple[str, tuple[str, ...]]:
+    """The divergence in the runner's words: the signature and knobs of its first difference;
+    when that is an event or a state field, of the one among those decided by the fewest knobs
+    (a deal's points that differ say more than the missing bolt they cause)."""
+    found = observe.findings(divergence.differences)
+    if not found:
+        return divergence.differences[0].signature, ()
+    values = [f for f in found if diagnosis.kind_of(str(f["signature"])) in ("event", "state")]
+    best = found[0] if found[0] not in values else min(values, key=lambda f: len(f["knobs"]) or math.inf)
+    return str(best["signature"]), tuple(best["knobs"]) + tuple(best["upstream"])
+
+
+def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: diagnosis.Known | None) -> None:
+    """A divergence counted: as known, as one more of a finding, or as a new finding."""
+    signature, knobs = signature_of(divergence)
+    cause = known.cause_of(signature, knobs) if known is not None else None
+    if cause is not None:
+        outcome.known[cause] = outcome.known.get(cause, 0) + 1
+        return
+    key = diagnosis.cause_key(signature, knobs)
+    for found in outcome.findings:
+        if diagnosis.cause_key(found.signature, found.knobs) == key:  # the same rule, met again
+            found.count += 1
+            return
+    deal = outcome.deals_played  # this trial's deals are counted already: it diverged in its last
+    outcome.findings.append(Finding(signature, knobs, divergence, trial, deal))
+
+
+def _tolerating(known: diagnosis.Known) -> Tolerate:
+    """Known legal-set differences let play go on (the replies agree, so lockstep holds)."""
+    def tolerate(differences: tuple[observe.Difference, ...]) -> bool:
+        if not all(d.kind == "legal" for d in differences):
+            return False
+        causes = [known.cause_of(str(f["signature"]), tuple(f["knobs"])) for f in observe.findings(differences)]
+        return all(cause is not None for cause in causes)
+
+    return tolerate
+
+
+def _shrunk_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: Finding, seed: str,
+                      save_to: Path | None, tolerate: Tolerate | None) -> None:
+    small, steps = shrink(pair, profile, document, found.divergence, tolerate)
+    found.divergence, found.shrink_steps, found.shrunk = small, steps, True
+    if save_to is not None:
+        case_id = f"{_folder_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
+        data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
+        found.saved = save(data, save_to)
 
 
 def _slug(text: str) -> str:
@@ -738,16 +837,25 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "fuzz", help="differential random play against the reference under the same rules",
         description="Random match states, deals and actions, played in lockstep by an implementation and "
-                    "the reference; the first divergence is shrunk and saved as a transcript. Exit 1 when "
-                    "a divergence is found, 0 when none, 2 on usage errors, 3 when the reference failed or the "
-                    "transcript could not be saved, 4 when the implementation could not start or broke the "
-                    "protocol (nothing saved), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
+                    "the reference. Each divergence is signed as thousand verify signs a failed check; a new "
+                    "signature is shrunk and saved as a transcript, then the hunt goes on with the next deal "
+                    "until the deal budget or --max-findings. Exit 1 when there is a new finding, 0 when none, "
+                    "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
+                    "implementation could not start or broke the protocol, 129/130/143 when stopped by "
+                    "SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
     parser.add_argument("--deals", type=int, default=200, metavar="N", help="deals to play (default 200)")
     parser.add_argument("--seed", default="0", metavar="S", help="the seed (any text; default 0): runs are reproducible")
-    parser.add_argument("--save", type=Path, metavar="DIR", help="save the shrunk divergence as a transcript below DIR")
+    parser.add_argument("--save", type=Path, metavar="DIR", help="save each finding, shrunk, as a transcript below DIR")
+    parser.add_argument("--max-findings", type=int, metavar="N", help="stop after N findings (default: play every deal)")
+    parser.add_argument("--known", type=Path, metavar="REPORT.json",
+                        help="a report of thousand verify --report or thousand fit --report: a divergence one of its "
+                             "root causes explains is no finding")
+    parser.add_argument("--as", dest="as_profile", metavar="P",
+                        help="with --rules, the profile a match names to an implementation that declares a list "
+                             "without the house profile (default: the profile the file extends)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="pairs of processes run in parallel")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
@@ -759,15 +867,16 @@ MAX_DEALS = 10_000_000
 
 def main(args: argparse.Namespace) -> int:
     """``thousand fuzz``; SIGINT, SIGTERM and SIGHUP stop it with one line, which gives the
-    seed and trial of a divergence being shrunk (so that it is not lost)."""
+    seed and trial of a finding being shrunk (so that it is not lost)."""
     saved = process.trap_signals()
     outcome = Outcome()
     try:
         return _fuzz(args, outcome)
     except process.Interrupted as exc:
         clear_progress()
-        found = (f"; the divergence of trial {outcome.trial} (seed {args.seed}) was being shrunk: run again with "
-                 f"--seed {args.seed} to find it" if outcome.divergence is not None else "")
+        shrinking = outcome.shrinking
+        found = (f"; the divergence of trial {shrinking.trial} (seed {args.seed}) was being shrunk: run again with "
+                 f"--seed {args.seed} to find it" if shrinking is not None else "")
         print(f"thousand fuzz: stopped by {exc.name} after {outcome.deals_played} deals{found}", file=sys.stderr)
         return 128 + exc.signum
     finally:
@@ -792,11 +901,16 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     command = command_of(args, "fuzz")
     if command is None:
         return 2
-    if not 1 <= args.deals <= MAX_DEALS:
-        print(f"thousand fuzz: --deals must be from 1 to {MAX_DEALS}", file=sys.stderr)
+    if not 1 <= args.deals <= MAX_DEALS or (args.max_findings is not None and args.max_findings < 1):
+        print(f"thousand fuzz: --deals must be from 1 to {MAX_DEALS} and --max-findings at least 1", file=sys.stderr)
         return 2
     resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
     if resolved is None:
+        return 2
+    try:
+        known = diagnosis.Known.read(args.known) if args.known else None
+    except diagnosis.KnownError as exc:
+        print(f"thousand fuzz: {exc}", file=sys.stderr)
         return 2
     problem = _save_problem(args.save)
     if problem:
@@ -805,37 +919,53 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     progress = terminal_progress("fuzz")
     with process.supervised():
         fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
-             args.timeout, args.save, progress=progress, outcome=outcome)
+             args.timeout, args.save, progress=progress, max_findings=args.max_findings, known=known,
+             fallbacks=house.fallbacks(args.rules, args.as_profile), outcome=outcome)
     clear_progress()
-    rate = outcome.deals_played / max(outcome.seconds, 1e-9)
-    if outcome.divergence is None and not outcome.error:
-        print(f"no divergence in {outcome.deals_played} deals ({outcome.trials} trials, seed {args.seed}, "
-              f"{rate:.0f} deals/s) under {resolved.name}")
-        return 0
-    if outcome.divergence is not None and failed(outcome.divergence):
-        first = outcome.divergence.differences[0]
-        print(printable(f"thousand fuzz: the implementation broke the protocol in trial {outcome.trial} (seed {args.seed}) "
-                        f"at {first.at}: {first.actual}"[:2000]))
-        if outcome.saved:
-            print(f"saved {outcome.saved} (the actions up to the failure, shrunk in {outcome.shrink_steps} replays)")
-        if not outcome.error:
-            return reports.EXIT_CANNOT_START
-    elif outcome.divergence is not None:
-        first = outcome.divergence.differences[0]
-        print(f"DIVERGENCE after {outcome.deals_played} deals (trial {outcome.trial}, seed {args.seed}) under "
-              f"{resolved.name}; shrunk in {outcome.shrink_steps} replays to "
-              f"{len(outcome.divergence.scenario.deals)} deal(s)")
-        for difference in outcome.divergence.differences[:6]:
-            print(printable(f"  {difference.signature}: reference {difference.expected!r:.150}, "
-                            f"implementation {difference.actual!r:.150}"))
-        print(printable(f"  at {first.where()}"))
-        if outcome.divergence.scenario.position:
-            print(f"  in a position built for one rule: {outcome.divergence.scenario.position}")
-        if outcome.saved:
-            print(f"saved {outcome.saved}")
+    for line in summary(outcome, resolved.name, str(args.seed), known):
+        print(printable(line[:2000]))
     if outcome.error:
-        print(printable(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}"[:2000]))
         # the implementation's failure stops the comparison (exit 4, as verify's "could not
         # start"); the reference's or the saving's is a problem here (exit 3)
         return reports.EXIT_CANNOT_START if outcome.error.startswith("the implementation") else reports.EXIT_INTERNAL
-    return 1
+    if outcome.findings and args.save:
+        rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
+        print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
+              f"-- {shlex.join(command)}")
+    if any(failed(found.divergence) for found in outcome.findings):
+        return reports.EXIT_CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
+    return 1 if outcome.findings else 0
+
+
+def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:
+    """The hunt in a few lines: each finding with its count, the deal it was first seen in and its transcript."""
+    rate = outcome.deals_played / max(outcome.seconds, 1e-9)
+    played = (f"{outcome.deals_played} deals ({outcome.trials} trials, seed {seed}, {rate:.0f} deals/s) "
+              f"under {profile}")
+    lines = []
+    if outcome.error:
+        lines.append(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")
+    if not outcome.findings:
+        lines.append(f"no new divergence in {played}" if not outcome.error else "")
+    else:
+        lines.append(f"{len(outcome.findings)} finding{'s' if len(outcome.findings) > 1 else ''} in {played}:")
+    for number, found in enumerate(outcome.findings, start=1):
+        first = found.divergence.differences[0]
+        lines.append(f"  {number}. {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, "
+                     f"first in deal {found.deal} (trial {found.trial}); shrunk in {found.shrink_steps} replays to "
+                     f"{len(found.divergence.scenario.deals)} deal(s)")
+        if failed(found.divergence):
+            lines.append(f"     the implementation broke the protocol at {first.at}: {first.actual}")
+        else:
+            lines.append(f"     reference {first.expected!r:.150}, implementation {first.actual!r:.150}")
+        if found.knobs:
+            lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
+        if found.divergence.scenario.position:
+            lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
+        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: no --save)")
+    if known is not None:
+        met = sum(outcome.known.values())
+        lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "
+                     "no finding" + (":" if met else ""))
+        lines += [f"  {count} x {cause}" for cause, count in sorted(outcome.known.items(), key=lambda kv: -kv[1])]
+    return [line for line in lines if line]

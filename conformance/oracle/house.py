@@ -14,6 +14,7 @@ runner, so house verification has the same reports, root causes, exit codes and 
 from __future__ import annotations
 
 import fnmatch
+from pathlib import Path
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
@@ -92,3 +93,28 @@ def oracle_cases(cases: Sequence[Transcript], name: str, document: dict[str, Any
         pool.close()
     found = {record.case_id: record for record in records}
     return [re_expected(case, found[case.id], name, rules_file) for case in cases]
+
+
+def base_profile(rules: str) -> str | None:
+    """The profile a house file (``FILE.yaml`` or ``FILE.yaml+option``) extends, or None for a
+    bundled name: what a match names to an implementation that declares a list without the
+    house profile's own name."""
+    if ".yaml" not in rules:
+        return None
+    from variants.loader import read_document
+
+    head, _, _ = rules.partition(".yaml")
+    try:
+        data, _ = read_document(Path(head + ".yaml"))
+    except Exception:  # the file was resolved already; a read failing now leaves no base to name
+        return None
+    extends = data.get("extends") if isinstance(data, dict) else None
+    return extends if isinstance(extends, str) else None
+
+
+def fallbacks(rules: str | None, chosen: str | None) -> tuple[str, ...]:
+    """The names to try, in order, when a declared list lacks the profile: ``--as``, else the base."""
+    if chosen:
+        return (chosen,)
+    base = base_profile(rules) if rules else None
+    return (base,) if base else ()

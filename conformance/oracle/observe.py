@@ -23,9 +23,10 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 from conformance.harness import diagnosis
 from conformance.oracle import batch
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
-from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_FAILURES_BEFORE_GIVING_UP,
-                                        START_GRACE, TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep,
-                                        clip_value, equal, same, unmatched_event)
+from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
+                                        START_FAILURES_BEFORE_GIVING_UP, START_GRACE,
+                                        TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
+                                        equal, match_name, reasons_told, same, unmatched_event)
 from conformance.corpus.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -40,7 +41,11 @@ class Reply:
 
     accepted: bool
     events: tuple[Any, ...] = ()
-    refusal: tuple[str, str] | None = None  # (class, reason)
+    refusal: tuple[str, str] | None = None  # (class, reason); None when refused without a reason
+
+    def without_reason(self) -> Reply:
+        """The reply as an implementation that cannot tell why it refuses gives it."""
+        return self if self.accepted else Reply(False)
 
 
 @dataclass(frozen=True)
@@ -102,16 +107,19 @@ class Difference:
 class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
-    def __init__(self, command: Sequence[str], timeout: float = 10.0, budget: ReplyBudget | None = None) -> None:
+    def __init__(self, command: Sequence[str], timeout: float = 10.0, budget: ReplyBudget | None = None,
+                 fallbacks: Sequence[str] = ()) -> None:
         self.command = list(command)
         self.timeout = timeout
         self.budget = budget or ReplyBudget()  # what the run may keep of large replies (shared by a Pool)
+        self.fallbacks = tuple(fallbacks)  # what a match names when a declared list lacks the profile
         self.timeouts_in_a_row = 0  # as the runner: an implementation that hangs on every case is given up
         self.start_failures = 0
         self.cannot_start: CannotStart | None = None
         self.ever_started = False
         self.impl: Implementation | None = None
         self.offered: Any = None
+        self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
         self.batch = False  # it declares the batch extension: a case goes in one request
         self.documents: dict[str, Preencoded] = {}
@@ -149,6 +157,7 @@ class Observer:
             self.start_failures, self.ever_started = 0, True
             impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
+            self.reasons = reasons_told(reply)
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
             self.batch = batch.offered(reply)
@@ -210,12 +219,17 @@ class Observer:
         """The ``match`` request (the process started, to learn what it plays); Skipped when
         the implementation does not play the profile."""
         self._started()
-        fields: dict[str, Any] = {"profile": profile, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
-        if self.offered == "any":
-            fields["document"] = self._document(document)
-        elif profile not in (self.offered or ()):
+        name = match_name(self.offered, profile, self.fallbacks)
+        if name is None:
             raise Skipped(f"the implementation does not play profile {profile!r}")
+        fields: dict[str, Any] = {"profile": name, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
+        if self.offered in DECLARATIONS:
+            fields["document"] = self._document(document)
         return ("match", fields)
+
+    def told(self, reply: Reply) -> Reply:
+        """The reply as far as this implementation can tell it (no reason when it cannot)."""
+        return reply if self.reasons else reply.without_reason()
 
     def start_match(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> None:
         command, fields = self.match_request(profile, document, match)
@@ -248,7 +262,7 @@ class Observer:
                 steps.append(StepRecord(number, 0, None, None, _reply(dealt), _state(state)))
                 for index, scripted in enumerate(deal["steps"], start=1):
                     legal, applied, state = next(replies), next(replies), next(replies)
-                    reply = _reply(applied)
+                    reply = self.told(_reply(applied))
                     steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
                         self.timeouts_in_a_row = 0
@@ -377,6 +391,8 @@ def _legal(reply: dict[str, Any]) -> tuple[str, ...]:
 def _reply(reply: dict[str, Any]) -> Reply:
     if reply.get("ok") is False:
         refusal = reply.get("refusal")
+        if isinstance(refusal, dict) and "reason" not in refusal:
+            return Reply(False)  # refused, and it cannot tell why
         if isinstance(refusal, dict):
             return Reply(False, (), (str(refusal.get("class")), str(refusal.get("reason"))))
         return Reply(False, (), ("?", "?"))
@@ -431,7 +447,8 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
     def said(reply: Reply) -> str:
         return "accepted" if reply.accepted else "/".join(reply.refusal or ("?", "?"))
 
-    if expected.accepted != actual.accepted or expected.refusal != actual.refusal:
+    # a refusal without a reason is checked as a refusal only
+    if expected.accepted != actual.accepted or (actual.refusal is not None and expected.refusal != actual.refusal):
         return "refusal", [f"{said(expected)} vs {said(actual)}"]
     want = collections.Counter(_event_key(e) for e in expected.events)
     got = collections.Counter(_event_key(e) for e in actual.events)
@@ -480,7 +497,7 @@ def _ending(record: CaseRecord) -> str:
 
 
 def _said(reply: Reply) -> Any:
-    return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ())}
+    return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ("?", "reason unknown"))}
 
 
 def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
@@ -549,10 +566,10 @@ class Pool:
     """``jobs`` observers of one command, reused across calls (no restart per candidate)."""
 
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
-                 batch: bool = False) -> None:
+                 batch: bool = False, fallbacks: Sequence[str] = ()) -> None:
         kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
         budget = ReplyBudget()
-        self.observers = [kind(command, timeout, budget) for _ in range(max(1, jobs))]
+        self.observers = [kind(command, timeout, budget=budget, fallbacks=fallbacks) for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
