@@ -37,6 +37,14 @@ MAX_LIST = 1000
 _LISTS = {"legal": "actions", "apply": "events", "deal": "events"}
 
 
+def check_lists(command: str, reply: dict[str, Any]) -> None:
+    """A legal set or event list over MAX_LIST is a protocol error (a reply read alone, or one
+    of the replies a ``batch`` reply holds)."""
+    listed = reply.get(_LISTS.get(command, ""))
+    if isinstance(listed, list) and len(listed) > MAX_LIST:
+        raise ProtocolFailure(f"reply to {command!r} lists {len(listed)} {_LISTS[command]}; at most {MAX_LIST} are accepted")
+
+
 class ProtocolFailure(Exception):
     """The implementation did not answer properly: crash, bad JSON, wrong seq, invalid reply."""
 
@@ -231,10 +239,7 @@ class Implementation:
             if type(seq) is not int or seq != item.seq:  # noqa: E721 - true is not 1
                 raise ProtocolFailure(f"reply to {item.command!r} has seq {_clip(repr(reply.get('seq')).encode())}; "
                                       f"expected {item.seq}")
-            listed = reply.get(_LISTS.get(item.command, ""))
-            if isinstance(listed, list) and len(listed) > MAX_LIST:
-                raise ProtocolFailure(f"reply to {item.command!r} lists {len(listed)} {_LISTS[item.command]}; "
-                                      f"at most {MAX_LIST} are accepted")
+            check_lists(item.command, reply)
             answers.append(Answer(line, reply))
         return answers
 

@@ -18,7 +18,7 @@ import json
 import weakref
 from typing import Any, Iterator, Sequence
 
-from conformance.harness.process import Implementation, Preencoded, ProtocolFailure
+from conformance.harness.process import Implementation, Preencoded, ProtocolFailure, check_lists
 
 EXTENSION = "batch"
 # The documents an implementation keeps by key (docs/protocol.md: at least this many, the
@@ -77,6 +77,7 @@ def replies(impl: Implementation, requests: Sequence[Request]) -> Iterator[tuple
             reply = {"state": {**state, **reply["changes"]}}
         if command == "state" and isinstance(reply.get("state"), dict):
             state = reply["state"]
+        check_lists(command, reply)  # the same bounds as replies read one by one
         yield command, reply
         if "errored" in reply:
             return

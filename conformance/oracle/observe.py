@@ -286,7 +286,7 @@ class Observer:
         if self.batch:
             for command, reply in batch.replies(self._started(), [request for chunk in chunks for request in chunk]):
                 _check(command, reply)
-                yield reply
+                yield _clipped_reply(reply)
             return
         for chunk in chunks:
             if chunk:
@@ -306,6 +306,14 @@ def _clipped(value: Any) -> Any:
     if isinstance(value, (str, list, dict)) and (len(value) > 64 or _too_deep(value)):
         return clip_value(value)[0]
     return value
+
+
+def _clipped_reply(reply: dict[str, Any]) -> dict[str, Any]:
+    """A reply from a batch clipped as ``Observer._kept`` clips one read alone (values and state fields)."""
+    clipped = {key: _clipped(value) for key, value in reply.items()}
+    if isinstance(clipped.get("state"), dict):
+        clipped["state"] = {key: _clipped(value) for key, value in clipped["state"].items()}
+    return clipped
 
 
 def _mib(size: int) -> str:

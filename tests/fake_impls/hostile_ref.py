@@ -42,6 +42,8 @@ def changed(mode: str, cmd: Any, reply: dict[str, Any], counters: dict[str, int]
     seq = reply.get("seq")
     first = counters.get(f"{mode}:{cmd}", 0) == 0
     counters[f"{mode}:{cmd}"] = counters.get(f"{mode}:{cmd}", 0) + 1
+    if cmd == "start":  # an engine, not the reference: it offers no extension, so it is driven step by step
+        reply.pop("extensions", None)
     if mode == "big_state" and cmd == "state" and isinstance(reply.get("state"), dict):
         reply["state"]["junk"] = "x" * (6 * 1024 * 1024)
     elif mode == "huge_legal" and cmd == "legal":

@@ -39,6 +39,8 @@ def main() -> None:
         request = json.loads(line)
         seq, command = request.get("seq"), request.get("cmd")
         reply = server.handle_line(line)
+        if command == "start":  # an engine, not the reference: no extension, so it is driven step by step
+            reply.pop("extensions", None)
         if command == "apply":
             applies += 1
         moment = applies == when
