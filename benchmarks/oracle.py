@@ -8,8 +8,8 @@ pip install -e DIR``); this checkout is measured with its own ``.venv``. ``FILE`
 house-rules file of the fit stand-in (a knob-shifted reference), given as an argument. Each
 figure is taken for both trees one after the other, so that both see the same load:
 
-1. engine: seeded random full deals per CPU second, per bundled profile (as
-   ``benchmarks/engine.py``; CPU seconds, so that a busy machine does not count against it);
+1. engine: seeded random full deals per CPU second, per bundled profile (each tree's own
+   ``benchmarks/engine.py`` play, in CPU seconds so that a busy machine counts less);
 2. replay: wall time per corpus case observed through the reference the way ``thousand
    fit`` does (one process, the whole case at once: pipelined before, the batch extension
    after), against the engine's own time for the same cases in process (the deal, then
@@ -33,23 +33,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("classic", "gambler-club", "polish", "polish-tournament", "repino-2013", "skill-games")
 
-# Run inside each tree's own interpreter (argv: deals): deals per CPU second per profile.
+# Run inside each tree's own interpreter (argv: deals, profiles): each tree's own
+# benchmarks/engine.py random play, timed in CPU seconds (best of two).
 ENGINE_SNIPPET = """
-import json, random, sys, time
+import json, sys, time
+sys.path.insert(0, "benchmarks")
 import variants
-from reference_impl import MatchState, Rules, deal_random
+from engine import run
+from reference_impl import Rules
 def rate(rules, deals):
-    rng = random.Random(1)
-    dealt = [deal_random(rng.randrange(2**32)) for _ in range(deals)]
-    state, dealer = MatchState(rules), 0
     began = time.process_time()
-    for hands, talon in dealt:
-        if state.phase == "match_over":
-            state = MatchState(rules)
-        state.start_deal(dealer, hands, talon)
-        while state.phase != "deal_over" and state.phase != "match_over":
-            state.apply(rng.choice(state.legal_actions()))
-        dealer = state.next_dealer if state.next_dealer is not None else 0
+    run(rules, deals)
     return deals / (time.process_time() - began)
 deals = int(sys.argv[1])
 print(json.dumps({name: max(rate(Rules.from_document(variants.resolve(name).to_document()), deals) for _ in range(2))
