@@ -90,6 +90,7 @@ MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + sui
 _BLOCKS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     tuple(tuple(DECK[6 * s + r] for r in range(6) if pattern >> r & 1) for pattern in range(64)) for s in range(4)
 )
+_CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(tuple(tuple(c.code for c in block) for block in suit) for suit in _BLOCKS)
 _PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     tuple(tuple(sorted("play " + c.code for c in block)) for block in suit) for suit in _BLOCKS
 )
@@ -110,7 +111,7 @@ def cards_of(mask: Mask) -> list[Card]:
 
 def codes_of(mask: Mask) -> list[str]:
     """The codes of a mask's cards, in the state's order."""
-    return [c.code for c in cards_of(mask)]
+    return [*_CODES[0][mask & 63], *_CODES[1][mask >> 6 & 63], *_CODES[2][mask >> 12 & 63], *_CODES[3][mask >> 18 & 63]]
 
 
 def play_actions(mask: Mask) -> list[str]:
