@@ -291,3 +291,15 @@ def test_save_case_writes_a_house_transcript_that_coverage_counts(tmp_path: Path
     assert run("coverage", "--cases", "house-cases", "--profile", "./oak-club.yaml")[0] == 0
     assert run("replay", WORKED_EXAMPLE, "--profile", "./oak-club.yaml", "--save-case", "house-cases")[0] == 1  # no overwrite
     assert run("replay", WORKED_EXAMPLE, "--profiles", "classic,polish", "--save-case", "x")[0] == 2
+
+
+def test_save_case_writes_nothing_when_the_house_rules_refuse_a_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    run("new", "cap-club", "--extends", "gambler-club")
+    text = (tmp_path / "cap-club.yaml").read_text(encoding="utf-8")
+    (tmp_path / "cap-club.yaml").write_text(text.replace("rules: {}\n", "rules:\n  auction:\n    stop_at: {value: null, "
+                                                         'ruling: "We play no stop at 120 at this table."}\n    pre_talon_max: {value: 120, '
+                                                         'ruling: "No bid above 120 before the talon."}\n', 1))
+    code, _, err = run("replay", WORKED_EXAMPLE, "--profile", "./cap-club.yaml", "--save-case", "house-cases")
+    assert code == 1 and "bid_above_pre_talon_max" in err and "write this deal for your rules by hand" in err
+    assert not (tmp_path / "house-cases").exists()
