@@ -4,8 +4,11 @@
 writes the reports to docs/results/ (committed, so building the site runs no engine).
 `python -m sitegen.results --check` runs nothing: it exits 1 when a report no longer
 covers exactly the (case, profile) pairs its selection picks today (the corpus changed),
-which is also what `python -m sitegen --check` reports. The runs are kept small (the starter
-subset, one profile) so that regenerating them takes a minute or two.
+which is also what `python -m sitegen --check` reports. The same runs write the terminal
+outputs docs/verify.md includes (docs/snippets/, OUTPUT_SNIPPETS), with the broken adapter
+of its failure walk-through made in a temporary folder; `--check` also finds a missing one,
+or one that does not show its report's summary line. Regenerating takes about ten minutes on
+a busy machine (the reference and the Python toy on every case are the long runs).
 """
 
 from __future__ import annotations
@@ -310,7 +313,7 @@ def results_page(mark: str) -> str:
     for run, report in shown:
         lines.append(f"- **{run.label}** ({markdown_text(implementation_name(report))}): [{run.name}.json](results/{run.name}.json), "
                      f"`thousand verify {' '.join(run.arguments()[:2])}" + (f" -- {' '.join(run.command)}`" if run.command else "`"))
-    lines += ["", "Regenerate them with `python -m sitegen.results` (about two minutes); `python -m sitegen --check` "
+    lines += ["", "Regenerate them with `python -m sitegen.results` (about ten minutes on a busy machine); `python -m sitegen --check` "
               "fails when the corpus has changed under them.", "",
               "## Publish your own", "",
               "Run the suite with a JSON report, then turn the report into Markdown for your README or release notes:", "",

@@ -264,3 +264,42 @@ def test_a_total_that_misses_a_bonus_is_marked_unexplained() -> None:
     sums = explain.seat_sums(record, replay.resolved("classic"))
     assert sums[0].agrees() and not sums[2].agrees()
     assert "unexplained: the implementation has total 20" in sums[2].text()
+
+
+# --- a house transcript from a replay ----------------------------------------------------------
+
+def test_save_case_writes_a_house_transcript_that_coverage_counts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A house file changing the last-trick bonus owes a transcript; --save-case writes one
+    (the actions accepted, the scores after the deal, the arithmetic to check) and coverage
+    of the house file turns green with it."""
+    import yaml
+
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "oak-club", "--extends", "gambler-club")[0] == 0
+    text = (tmp_path / "oak-club.yaml").read_text(encoding="utf-8")
+    (tmp_path / "oak-club.yaml").write_text(text.replace("rules: {}\n", "rules:\n  play:\n    last_trick_bonus: {value: 10, "
+                                                         'ruling: "At our table the last trick is worth ten points more."}\n', 1))
+    assert run("coverage", "--profile", "./oak-club.yaml")[0] == 1  # the changed value has no case yet
+    code, _, err = run("replay", WORKED_EXAMPLE, "--profile", "./oak-club.yaml", "--save-case", "house-cases")
+    assert code == 0, err
+    saved = tmp_path / "house-cases" / "oak-club" / "worked-example-contract-160-made.yaml"
+    data = yaml.safe_load(saved.read_text(encoding="utf-8"))
+    assert data["profiles"] == ["oak-club"] and data["knobs"] == ["play.last_trick_bonus"]
+    # 23 card points + the last-trick bonus 10 = 33, rounded to 35 (seat 1 won trick 8)
+    assert data["deals"][0]["expect"]["scores"] == [160, 35, 15]
+    assert "check every expected value" in data["description"] and "last-trick bonus 10 = 33" in data["description"]
+    assert run("coverage", "--cases", "house-cases", "--profile", "./oak-club.yaml")[0] == 0
+    assert run("replay", WORKED_EXAMPLE, "--profile", "./oak-club.yaml", "--save-case", "house-cases")[0] == 1  # no overwrite
+    assert run("replay", WORKED_EXAMPLE, "--profiles", "classic,polish", "--save-case", "x")[0] == 2
+
+
+def test_save_case_writes_nothing_when_the_house_rules_refuse_a_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    run("new", "cap-club", "--extends", "gambler-club")
+    text = (tmp_path / "cap-club.yaml").read_text(encoding="utf-8")
+    (tmp_path / "cap-club.yaml").write_text(text.replace("rules: {}\n", "rules:\n  auction:\n    stop_at: {value: null, "
+                                                         'ruling: "We play no stop at 120 at this table."}\n    pre_talon_max: {value: 120, '
+                                                         'ruling: "No bid above 120 before the talon."}\n', 1))
+    code, _, err = run("replay", WORKED_EXAMPLE, "--profile", "./cap-club.yaml", "--save-case", "house-cases")
+    assert code == 1 and "bid_above_pre_talon_max" in err and "write this deal for your rules by hand" in err
+    assert not (tmp_path / "house-cases").exists()

@@ -807,7 +807,7 @@ def register(subparsers: Any) -> None:
                     "reference implementation) and show each profile's result; a profile that refuses a step "
                     "stops there, with the reason.")
     parser.add_argument("case_id", metavar="CASE_ID", help="transcript id, e.g. gambler-club/scoring/worked-example-contract-160-made")
-    parser.add_argument("--profiles", default="all", metavar="all|P1,P2",
+    parser.add_argument("--profiles", "--profile", default="all", metavar="all|P1,P2",
                         help="'all' (every profile and option, the default) or a comma-separated list")
     parser.add_argument("--save-case", type=Path, metavar="DIR",
                         help="with one profile (a house file): write the replay as a transcript of that profile "
