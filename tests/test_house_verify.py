@@ -103,6 +103,7 @@ def test_failures_under_a_bundled_profile_end_with_the_fit_command_to_run_next(c
     out = capsys.readouterr().out
     assert code == 1
     assert out.strip().splitlines()[-1].startswith(
-        f"next: which rules does it play? thousand fit --profile polish -- {shlex.join(mutant)}")
+        "next: which rules does it play? thousand fit --profile polish --output polish-fitted.yaml "
+        f"--report polish-fit.json -- {shlex.join(mutant)}")
     assert main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*"]) == 0
     assert "thousand fit" not in capsys.readouterr().out  # nothing failed: no next step

@@ -15,22 +15,11 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
+from fake_impls.own_rules import TABLE_300
 from conformance.harness import diagnosis
 
 MUST_BEAT, MARRIAGES = "must-beat-missing", "marriage-values-hearts-diamonds-swapped"
 SERVE = [sys.executable, "-m", "mutants.serve"]
-OWN = [sys.executable, str(Path(__file__).parent / "fake_impls" / "own_rules.py")]
-HOUSE_300 = """\
-profile: {name}
-title: classic with a 300 maximum bid
-status: draft
-summary: 'The classic rules with every bid and contract capped at 300.'
-extends: classic
-sources: {{}}
-rules:
-  auction:
-    max_bid: {{value: 300, ruling: 'The test double caps every bid and contract at 300.'}}
-"""
 
 
 def replay(folder: Path, command: list[str], *rules: str) -> int:
@@ -97,8 +86,8 @@ def test_the_path_after_fit_rules_a_list_declaration_and_a_bug_no_knob_expresses
     declares only classic. The fitted rules (written by hand here, as fit finds them) name a
     house profile D does not declare: verify and fuzz name the profile it extends."""
     table, fitted = tmp_path / "table.yaml", tmp_path / "fitted.yaml"
-    table.write_text(HOUSE_300.format(name="table"), encoding="utf-8")
-    fitted.write_text(HOUSE_300.format(name="fitted"), encoding="utf-8")
+    table.write_text(TABLE_300.format(name="table"), encoding="utf-8")
+    fitted.write_text(TABLE_300.format(name="fitted"), encoding="utf-8")
     double = [*SERVE, "--rules", str(table), "--declare", "classic", "undeclared-marriage-counted"]
     report = tmp_path / "known.json"
     # the known differences: a report of the same schema (bolt cases only, to keep it short)

@@ -11,34 +11,22 @@ has a refused step (the reason is all that goes unchecked).
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.cli import main
+from fake_impls.own_rules import COMMAND as OWN_RULES, TABLE_300
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from conformance.harness import runner
 
-OWN_RULES = [sys.executable, str(Path(__file__).parent / "fake_impls" / "own_rules.py")]
-TABLE = """\
-profile: {name}
-title: classic with a 300 maximum bid
-status: draft
-summary: 'The classic rules with every bid and contract capped at 300.'
-extends: classic
-sources: {{}}
-rules:
-  auction:
-    max_bid: {{value: 300, ruling: 'The test double caps every bid and contract at 300.'}}
-"""
 REFUSALS = "classic/auction/*"  # the auction cases: many refused bids, and max_bid shows in their legal sets
 
 
 @pytest.fixture()
 def table(tmp_path: Path) -> Path:
     path = tmp_path / "table.yaml"
-    path.write_text(TABLE.format(name="table"), encoding="utf-8")
+    path.write_text(TABLE_300.format(name="table"), encoding="utf-8")
     return path
 
 

@@ -26,12 +26,13 @@ def test_a_knob_that_only_decides_what_a_check_reads_gathers_nothing() -> None:
     assert causes[1]["knobs"][:2] == ["bolts.every", "bolts.penalty"]
 
 
-def test_one_knob_in_two_kinds_of_check_is_two_causes() -> None:
-    # a to_act check and a score check share a knob: one kind of observation per cause
-    turn = _finding("to_act[play]", "play.first_lead", "redeals.rules")
+def test_a_knob_upstream_of_a_check_does_not_gather_it() -> None:
+    # the TypeScript engine's "to_act[play]" cause gathered a four-nines claim: to_act after a
+    # redeal reads the phase, which the redeal rules decide; the claim check is decided by them
+    turn = _finding("to_act[play]", "play.first_lead", upstream=("redeals.rules",))
     claim = _finding("legal[claim]: missing redeal", "redeals.rules")
-    causes = diagnosis.groups([Failure("t@p", [turn]), Failure("c@p", [claim])])
-    assert sorted(c["signature"] for c in causes) == ["legal[claim]: missing redeal", "to_act[play]"]
+    causes = diagnosis.groups([Failure("t@p", [turn]), Failure("c@p", [claim]), Failure("c2@p", [claim])])
+    assert sorted((c["signature"], c["count"]) for c in causes) == [("legal[claim]: missing redeal", 2), ("to_act[play]", 1)]
 
 
 def test_the_knobs_shown_all_decide_the_example() -> None:
@@ -40,7 +41,7 @@ def test_the_knobs_shown_all_decide_the_example() -> None:
     narrow = _finding("state.scores", "scoring.declarer_rounding")
     wide = _finding("state.deal_result", "scoring.declarer_rounding", "giving_up.penalty")
     [cause] = diagnosis.groups([Failure("n@p", [narrow]), Failure("w1@p", [wide]), Failure("w2@p", [wide])])
-    assert (cause["signature"], cause["count"]) == ("state.scores", 3)  # one kind, one deciding knob
+    assert (cause["signature"], cause["count"]) == ("state.scores", 3)  # one deciding knob
     assert cause["knobs"] == ["scoring.declarer_rounding"]  # two of three name the penalty; the example does not
 
 

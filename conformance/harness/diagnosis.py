@@ -321,25 +321,24 @@ def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
 def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
     """Runs that name knobs, split greedily by the knob that decides the most of them.
 
-    A cause gathers runs only when their first checks read the same kind of observation
-    (legal sets, refusals, events, state fields, the player to act) and share a knob that
-    decides them: the knobs of what a check merely reads (the deal's score behind a missing
-    bolt event) gather nothing, or one broken score would swallow every rule that moves it.
-    Among knobs that decide as many runs, the one most of their cases exercise (their
-    suspects), then the one they name anywhere most often gathers them.
+    The same broken rule shows through several checks (a missing ``barrel_left`` event in one
+    transcript, ``state.scores`` in another that only checks scores); the knobs that decide
+    those checks meet in the rule, so the knob deciding most runs gathers them into one cause.
+    Only a knob that decides a run's check gathers it, never one that decides only what the
+    check reads (the deal's score behind a missing bolt or dump event): else one broken score
+    would swallow every rule that moves it (issue 22). Among knobs that decide as many runs,
+    the one most of their cases exercise (their suspects), then the one they name anywhere
+    most often gathers them.
     """
+    pending = list(runs)
     found: list[list[_Run]] = []
-    by_kind: dict[str, list[_Run]] = {}
-    for r in runs:
-        by_kind.setdefault(kind_of(r.signature), []).append(r)
-    for pending in by_kind.values():
-        while pending:
-            reach = Counter(k for r in pending for k in set(_deciding(r)))
-            suspected = Counter(k for r in pending for k in set(r.suspects) if k in _deciding(r))
-            named = Counter(k for r in pending for k in set(r.knobs))
-            knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -named[k], k))
-            found.append([r for r in pending if knob in _deciding(r)])
-            pending = [r for r in pending if knob not in _deciding(r)]
+    while pending:
+        reach = Counter(k for r in pending for k in set(_deciding(r)))
+        suspected = Counter(k for r in pending for k in set(r.suspects) if k in _deciding(r))
+        named = Counter(k for r in pending for k in set(r.knobs))
+        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -named[k], k))
+        found.append([r for r in pending if knob in _deciding(r)])
+        pending = [r for r in pending if knob not in _deciding(r)]
     return found
 
 

@@ -19,6 +19,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from mutants.catalogue import CATALOGUE  # noqa: E402
 from reference_impl import server  # noqa: E402
 
+COMMAND = [sys.executable, str(Path(__file__).resolve())]
+# A house table for such doubles: classic with a 300 maximum (``.format(name=...)``), one
+# difference from classic that shows in the legal sets of every high auction.
+TABLE_300 = """\
+profile: {name}
+title: classic with a 300 maximum bid
+status: draft
+summary: 'The classic rules with every bid and contract capped at 300.'
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    max_bid: {{value: 300, ruling: 'The test double caps every bid and contract at 300.'}}
+"""
+
 
 def without_reasons() -> None:
     start, apply = server.Server.start, server.Server.apply
