@@ -104,6 +104,7 @@ class Observer:
         self.impl: Implementation | None = None
         self.offered: Any = None
         self.name = ""  # the implementation's name from its start reply
+        self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
 
@@ -126,6 +127,7 @@ class Observer:
                 raise
             impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
+            self.start_reply = reply
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
         return self.impl
