@@ -30,7 +30,7 @@ AMOUNT_KNOBS = frozenset({
     "barrel.min_contract"})
 STEP_KNOBS = frozenset({"auction.bid_step", "auction.high_bid_step"})
 AMOUNT_WORDS = ("bid", "contract")
-READINGS = 10  # numbers read from the observations tried for one knob, the commonest first
+READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
 SUITS = ("S", "C", "D", "H")
 
 

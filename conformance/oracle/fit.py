@@ -34,20 +34,22 @@ import yaml
 
 import variants
 from conformance.harness import diagnosis, reports
-from conformance.oracle import candidates, evidence, observe
+from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
 from variants.schema import knob_entry, rule_sections
 
 BEAM = 3  # joint changes a group's search carries to the next depth
-DEPTH = 4  # knobs a group's search changes together at most
+DEPTH = 3  # knobs a group's search changes together at most
 EXHAUSTIVE = 64  # every combination of a group's knobs when the product of their value lists is this small
-SAMPLE = 8  # cases of a group a joint change is scored on (those showing most of its observations)
+SAMPLE = 5  # cases of a group a joint change is scored on (those showing most of its observations)
 OVER_ALL = 3  # a group's best joint changes then scored on every case
 MAX_PASSES = 4
 BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
 EQUIVALENTS_TRIED = 6
+WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
+PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
 
 
@@ -276,8 +278,9 @@ class Fitter:
         residual = {case_id: e.differing for case_id, e in final.items() if e.missed}
         result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
                            self.evaluations, {case_id: self.by_id[case_id].knobs for case_id in residual})
-        result.weighed = final
         result.equivalents = self._equivalents(rules, accepted, ids)
+        result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
+        result.weighed = self.weigh(result.rules, ids)
         return result
 
     def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, bool]:
@@ -322,7 +325,7 @@ class Fitter:
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
-        knobs = list(group.knobs)
+        knobs = self._suspects(group, sample)
         domains = [self._values(k, rules) for k in knobs]
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
@@ -333,14 +336,31 @@ class Fitter:
         else:
             scored = self._beam(rules, group, knobs, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=lambda item: (item[0], len(item[1])))
-        return [c for _s, c in improving[:OVER_ALL]]
+        chosen = [c for _s, c in improving[:OVER_ALL]]
+        # the best change's shorter beginnings too: a last knob may only fit the sample
+        prefixes = [c[:n] for c in chosen[:1] for n in range(len(c) - 1, 0, -1)]
+        return chosen + [c for c in prefixes if c not in chosen and any(c == k for _s, k in improving)]
+
+    def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
+        """The group's knobs to search: all of them when few; else those the sample's cases are
+        known to exercise (their ``knobs``: a change of each alone changes the case), which
+        keeps a score difference, decided by some forty knobs, to the few its cases test."""
+        if len(group.knobs) <= WIDE_GROUP:
+            return list(group.knobs)
+        exercised = {k for c in sample for k in self.by_id[c].knobs}
+        return [k for k in group.knobs if k in exercised] or list(group.knobs)
 
     def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
+        """Joint changes found a knob at a time: every single change first, then the best few
+        states carried deeper with the values that did best alone (a coupled value such as
+        no marriage condition may do nothing alone, but it does no worse than most)."""
         frontier: list[tuple[Change, ...]] = [()]
-        seen: set[frozenset[Change]] = set()
+        seen: set[str] = set()
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         best: Score | None = None
-        for _depth in range(DEPTH):
+        base = self.score(rules, sample)
+        alone: dict[str, list[tuple[Score, Any]]] = {}
+        for depth in range(DEPTH):
             found: list[tuple[Score, tuple[Change, ...]]] = []
             for changes in frontier:
                 moved = set_knob(rules, changes)
@@ -348,14 +368,25 @@ class Fitter:
                 for knob in knobs:
                     if knob in done or knob not in self.live(moved):
                         continue
-                    for value in self._values(knob, moved):
+                    values = self._values(knob, moved)
+                    if depth and knob in alone:
+                        if all(score == base for score, _v in alone[knob]):
+                            continue  # no value of it alone changes anything the sample shows
+                        kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
+                        values = [v for v in values if v in kept]
+                    for value in values:
                         cand = (*changes, Change(knob, value))
-                        if frozenset(cand) in seen:
+                        key = _key(cand)
+                        if key in seen:
                             continue
-                        seen.add(frozenset(cand))
+                        seen.add(key)
                         new_rules = set_knob(rules, cand)
                         if self.consistent(new_rules):
-                            found.append((self.score(new_rules, sample), cand))
+                            self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in cand)}")
+                            score = self.score(new_rules, sample)
+                            found.append((score, cand))
+                            if not depth:
+                                alone.setdefault(knob, []).append((score, value))
             found.sort(key=lambda item: (item[0], len(item[1])))
             scored += found
             if not found or (best is not None and found[0][0] >= best) or found[0][0][0] == 0:
@@ -440,6 +471,24 @@ class Fitter:
                     if all(after[c].missed == final[c].missed for c in ids):
                         found.setdefault(change.knob, []).append(value)
         return found
+
+
+def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, list[Any]]) -> tuple[Rules, list[Accepted]]:
+    """Of values that play the same on every case, the rule switched off (null) is kept: it
+    claims least. The value the search found is listed among the equally consistent ones."""
+    for knob, others in equivalents.items():
+        if None in others:
+            section, _, name = knob.partition(".")
+            equivalents[knob] = [rules[section][name], *(v for v in others if v is not None)]
+            rules = set_knob(rules, [Change(knob, None)])
+            accepted = [replace(a, changes=tuple(Change(c.knob, None) if c.knob == knob else c for c in a.changes))
+                        for a in accepted]
+    return rules, accepted
+
+
+def _key(changes: Sequence[Change]) -> str:
+    """The same changes in any order (values may be lists and mappings: not hashable)."""
+    return json.dumps(sorted((c.knob, c.value) for c in changes), sort_keys=True)
 
 
 _KEEP = object()  # a knob left at its value in a combination (None is a value of its own)
@@ -556,6 +605,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="processes of each side run in parallel")
     parser.add_argument("--output", type=Path, metavar="FILE.yaml", help="write the fitted house profile here")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("--report", type=Path, metavar="FILE.json",
+                        help="write what no knob explains as a JSON report of the shape of thousand verify --report "
+                             "(thousand fuzz --known reads it)")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
@@ -652,11 +704,18 @@ def main(args: argparse.Namespace) -> int:
         clear_progress()
     implementation = _implementation_name(fitter)
     text = house_yaml(profile, result.rules, result.accepted, name, implementation, result.equivalents)
-    print(report(result, text))
+    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name)
+    print(report(result, text, found))
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     broken = [r for r in fitter.impl_records.values() if r.broken]
-    return 1 if result.residual or broken else 0
+    code = 1 if result.residual or broken else 0
+    if args.report:
+        titles = {case.id: case.title for case in cases}
+        document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
+                                   fitter.start_reply, code)
+        reports.write_json(args.report, document)
+    return code
 
 
 def _valid_name(name: str) -> bool:
@@ -669,20 +728,26 @@ def _implementation_name(fitter: Fitter) -> str:
     return fitter.implementation_name or Path(fitter.implementation[-1]).name
 
 
-def report(result: FitResult, text: str) -> str:
-    lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {result.evaluations} reference replays, "
-             f"{result.seconds:.1f} s"]
+def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
+    checked = sum(e.checked for e in result.weighed.values())
+    lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
+             f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
+             f"reference replays, {result.seconds:.1f} s"]
     if result.accepted:
         for record in result.accepted:
-            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: explains {record.cases_fixed} "
-                         f"case(s), e.g. {record.example}")
+            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
+                         f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
+                         f"e.g. {record.example}")
     else:
-        lines.append("# no knob change explains any difference")
+        lines.append("# no knob change reproduces more observations")
+    for knob, values in result.equivalents.items():
+        lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
     lines.append(text.rstrip())
     if result.residual:
-        lines.append(f"# residual: {len(result.residual)} case(s) differ under the fitted rules; no knob explains "
-                     "them (likely bugs, or rules the schema has no knob for):")
-        lines += ["# " + line for line in describe_groups(result.residual, result.exercised)]
+        missed = sum(len(e.missed) for e in result.weighed.values())
+        lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) that no joint value of "
+                     "their deciding knobs reproduces:")
+        lines += ["# " + line for line in residual.describe(found)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
     return "\n".join(lines)
