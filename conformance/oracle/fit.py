@@ -43,12 +43,13 @@ from variants.schema import knob_entry, rule_sections
 BEAM = 3  # joint changes a group's search carries to the next depth
 DEPTH = 3  # knobs a group's search changes together at most
 EXHAUSTIVE = 64  # every combination of a group's knobs when the product of their value lists is this small
-SAMPLE = 5  # cases of a group a joint change is scored on (those showing most of its observations)
+SAMPLE = 3  # cases of a group a joint change is scored on (those showing most of its observations)
 OVER_ALL = 3  # a group's best joint changes then scored on every case
 MAX_PASSES = 4
 BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
 EQUIVALENTS_TRIED = 6
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
+GROUP_BUDGET = 160  # joint changes one group's beam scores at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
 
@@ -267,6 +268,9 @@ class Fitter:
             if not found:
                 break
         self.timing["joint search"] = time.monotonic() - searching
+        pruning = time.monotonic()
+        rules, accepted[:] = self._without_idle(rules, ids, accepted)
+        self.timing["leaving out idle changes"] = time.monotonic() - pruning
         checking = time.monotonic()
         while True:  # the stop rule: no single change still lowers the score without breaking a matching case
             step = self._single_change(rules, ids)
@@ -336,10 +340,7 @@ class Fitter:
         else:
             scored = self._beam(rules, group, knobs, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=lambda item: (item[0], len(item[1])))
-        chosen = [c for _s, c in improving[:OVER_ALL]]
-        # the best change's shorter beginnings too: a last knob may only fit the sample
-        prefixes = [c[:n] for c in chosen[:1] for n in range(len(c) - 1, 0, -1)]
-        return chosen + [c for c in prefixes if c not in chosen and any(c == k for _s, k in improving)]
+        return [c for _s, c in improving[:OVER_ALL]]
 
     def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
@@ -381,6 +382,8 @@ class Fitter:
                             continue
                         seen.add(key)
                         new_rules = set_knob(rules, cand)
+                        if len(seen) > GROUP_BUDGET:
+                            break  # a wide group's search is cut here: the stop rule still tries every single change
                         if self.consistent(new_rules):
                             self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in cand)}")
                             score = self.score(new_rules, sample)
@@ -396,22 +399,60 @@ class Fitter:
         return scored
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
-        """The proposed change that lowers the score most over every case while breaking no
-        matching case (one that breaks some is taken only when it fixes far more)."""
+        """The first proposed change (best on the sample first) that lowers the score over
+        every case while breaking no matching case (one that breaks some is taken only when it
+        fixes far more), with every knob left out that does not earn its place over all cases:
+        a knob can fit the sample's few cases by chance."""
         now = self.weigh(rules, ids)
         before = _score(now.values())
-        best: tuple[tuple[int, Score, int], tuple[Change, ...]] | None = None
-        for cand in proposed:
+
+        def judged(cand: tuple[Change, ...]) -> Score | None:
+            if not cand or not self.consistent(set_knob(rules, cand)):
+                return None
             self.progress(f"checking {' '.join(ch.text() for ch in cand)} on {len(ids)} cases")
             after = self.weigh(set_knob(rules, cand), ids)
             score = _score(after.values())
             broken = sum(len(after[c].missed) for c in ids if now[c].matches and not after[c].matches)
-            if score >= before or broken * BROKEN_WEIGHT > before[0] - score[0]:
+            return score if score < before and broken * BROKEN_WEIGHT <= before[0] - score[0] else None
+
+        for cand in proposed:
+            score = judged(cand)
+            if score is None:
                 continue
-            rank = (broken, score, len(cand))
-            if best is None or rank < best[0]:
-                best = rank, cand
-        return None if best is None else best[1]
+            shorter = True
+            while shorter and len(cand) > 1:
+                shorter = False
+                for index in range(len(cand)):
+                    fewer = cand[:index] + cand[index + 1:]
+                    fewer_score = judged(fewer)
+                    if fewer_score is not None and fewer_score <= score:
+                        cand, score, shorter = fewer, fewer_score, True
+                        break
+            return cand
+        return None
+
+    def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, list[Accepted]]:
+        """The rules with every change put back to the profile's value that no longer earns its
+        place: a change taken early can imitate a knob found later (no barrel looks like bolts
+        counted on the barrel in some cases), and then it says something the evidence does not."""
+        base = variants.thaw(self.profile.rules)
+        kept = list(accepted)
+        changed = True
+        while changed:
+            changed = False
+            score = self.score(rules, ids)
+            for knob in changed_knobs(self.profile, rules):
+                section, _, name = knob.partition(".")
+                back = set_knob(rules, [Change(knob, base[section][name])])
+                if not self.consistent(back):
+                    continue
+                self.progress(f"checking that {knob} still earns its place")
+                if self.score(back, ids) <= score:
+                    rules, changed = back, True
+                    kept = [replace(a, changes=tuple(c for c in a.changes if c.knob != knob)) for a in kept]
+                    kept = [a for a in kept if a.changes]
+                    break
+        return rules, kept
 
     def _single_change(self, rules: Rules, ids: list[str]) -> tuple[Change, ...] | None:
         """A change of one knob to one of its values that lowers the score over every case and
