@@ -45,7 +45,8 @@ DEPTH = 3  # knobs a group's search changes together at most
 EXHAUSTIVE = 64  # every combination of a group's knobs when the product of their value lists is this small
 SAMPLE = 3  # cases of a group a joint change is scored on (those showing most of its observations)
 OVER_ALL = 3  # a group's best joint changes then scored on every case
-MAX_PASSES = 4
+MAX_PASSES = 3
+MIN_GROUP = 3  # observations a group needs for a joint search (the stop rule tries every single change)
 BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
 EQUIVALENTS_TRIED = 6
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
@@ -293,7 +294,7 @@ class Fitter:
         tried: set[tuple[str, ...]] = set()
         found = False
         while True:
-            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried]
+            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried and g.observations >= MIN_GROUP]
             if not groups:
                 return rules, found
             group = groups[0]
