@@ -92,6 +92,17 @@ def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dic
     return True
 
 
+def fitted(profile: str, cases: list[Transcript], command: list[str], jobs: int) -> tuple[fit.FitResult, fit.Fitter, float]:
+    """A fit of the implementation from the profile, the fitter (closed) and its wall time."""
+    started = time.monotonic()
+    fitter = fit.Fitter(profile, cases, command, jobs)
+    try:
+        result = fitter.run()
+    finally:
+        fitter.close()
+    return result, fitter, time.monotonic() - started
+
+
 def run_variants(args: argparse.Namespace) -> None:
     all_cases = [c for c in discover([CASES_DIR, GENERATED_DIR]) if isinstance(c, Transcript)]
     rng = random.Random(args.seed)
@@ -103,13 +114,7 @@ def run_variants(args: argparse.Namespace) -> None:
             if number < args.skip:
                 continue  # drawn (the random sequence stays the same) but not fitted again
             cases = [c for c in all_cases if profile_name in c.profiles]
-            started = time.monotonic()
-            fitter = fit.Fitter(profile_name, cases, [*REFERENCE_COMMAND, "--rules", str(path)], args.jobs)
-            try:
-                result = fitter.run()
-            finally:
-                fitter.close()
-            seconds = time.monotonic() - started
+            result, _fitter, seconds = fitted(profile_name, cases, [*REFERENCE_COMMAND, "--rules", str(path)], args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.resolve(str(path))
             secret_rules = variants.thaw(secret.rules)
@@ -341,13 +346,7 @@ def run_realistic(args: argparse.Namespace) -> None:
                        "partial": [sys.executable, str(Path(__file__).resolve().parent / "partial_engine.py"), word,
                                    "--rules", str(path)]}[kind]
             cases = fit.cases_for({profile_name}, [])
-            started = time.monotonic()
-            fitter = fit.Fitter(profile_name, cases, command, args.jobs)
-            try:
-                result = fitter.run()
-            finally:
-                fitter.close()
-            seconds = time.monotonic() - started
+            result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.thaw(variants.resolve(str(path)).rules)
             identical = result.rules == secret or identical_on_corpus(

@@ -119,7 +119,7 @@ def _numbers(value: Any) -> Iterable[int]:
 
 
 @functools.cache
-def _bundled() -> dict[str, tuple[Any, ...]]:
+def bundled() -> dict[str, tuple[Any, ...]]:
     """Every value some bundled profile or option gives each knob."""
     seen: dict[str, list[Any]] = {}
     for name in variants.all_names():
@@ -146,7 +146,7 @@ def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
     """The values tried for a knob, the current one left out: readings first for a number."""
     spec = value_schema(knob)
     types = kinds(knob)
-    bundled = list(_bundled().get(knob, ()))
+    bundled = list(bundled().get(knob, ()))
     found: list[Any]
     if "enum" in spec:
         found = list(spec["enum"])

@@ -100,18 +100,6 @@ def set_knob(rules: Rules, changes: Sequence[Change]) -> Rules:
     return new
 
 
-def _bundled_values() -> dict[str, list[Any]]:
-    """Every value some bundled profile or option gives each knob."""
-    seen: dict[str, list[Any]] = {}
-    for name in variants.all_names():
-        for section, knobs in variants.resolve(name).rules.items():
-            for knob, value in knobs.items():
-                plain = variants.thaw(value)
-                if plain not in seen.setdefault(f"{section}.{knob}", []):
-                    seen[f"{section}.{knob}"].append(plain)
-    return seen
-
-
 _VALUES: dict[str, list[Any]] = {}
 
 
@@ -119,7 +107,7 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
     """The values tried for a knob: its enum or both booleans; for a number, the bundled
     profiles' values, the schema default and near neighbours; null where the knob allows it."""
     if not _VALUES:
-        _VALUES.update(_bundled_values())
+        _VALUES.update({knob: list(values) for knob, values in candidates.bundled().items()})
     section, _, name = knob.partition(".")
     schema = knob_entry(section, name)["properties"]["value"]
     kinds = schema.get("type")
