@@ -42,6 +42,7 @@ class Readings:
     steps: collections.Counter[int] = field(default_factory=collections.Counter)
     marriages: dict[str, collections.Counter[int]] = field(default_factory=dict)  # suit -> points added
     numbers: collections.Counter[int] = field(default_factory=collections.Counter)  # in differing values, and their distances
+    aces: collections.Counter[int] = field(default_factory=collections.Counter)  # points four aces added
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
@@ -52,6 +53,8 @@ class Readings:
                 if amount is not None:
                     self.amounts[amount] += 1
             for event in step.reply.events:
+                if isinstance(event, dict) and event.get("type") == "aces_declared" and _integer(event.get("points")):
+                    self.aces[event["points"]] += 1
                 if isinstance(event, dict) and event.get("type") == "marriage_declared":
                     suit, points = event.get("suit"), event.get("points")
                     if isinstance(suit, str) and isinstance(points, int) and not isinstance(points, bool):
@@ -79,6 +82,8 @@ class Readings:
             found = self.amounts
         elif knob in STEP_KNOBS:
             found = self.steps
+        elif knob == "marriages.four_aces" and self.aces:
+            found = self.aces
         else:
             found = self.numbers
         return [n for n, _count in found.most_common(READINGS)]

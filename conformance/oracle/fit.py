@@ -450,6 +450,8 @@ class Fitter:
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
         for case_id, found in now.items():
+            for d in found.differing:
+                self.read.add_difference(d)
             for d in evidence.first_differences(found):
                 for knob in evidence.deciding_knobs(d):
                     if case_id not in deciding.setdefault(knob, []):
