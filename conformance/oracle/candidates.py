@@ -151,23 +151,23 @@ def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
     """The values tried for a knob, the current one left out: readings first for a number."""
     spec = value_schema(knob)
     types = kinds(knob)
-    bundled = list(bundled().get(knob, ()))
+    seen = list(bundled().get(knob, ()))
     found: list[Any]
     if "enum" in spec:
         found = list(spec["enum"])
     elif "boolean" in types:
         found = [True, False]
     elif "integer" in types:
-        found = _integers(knob, spec, current, bundled, read)
+        found = _integers(knob, spec, current, seen, read)
     elif "object" in types and isinstance(current, dict):
         section, _, name = knob.partition(".")
-        found = (read.marriage_values(current) if read and knob == "marriages.values" else []) + bundled
+        found = (read.marriage_values(current) if read and knob == "marriages.values" else []) + seen
         found += case_knobs.alternatives(section, name, current)
     elif "array" in types and isinstance(current, list):
         section, _, name = knob.partition(".")
-        found = bundled + case_knobs.alternatives(section, name, current)
+        found = seen + case_knobs.alternatives(section, name, current)
     else:
-        found = bundled
+        found = seen
     if "null" in types:
         found.append(None)
     unique: list[Any] = []
