@@ -7,6 +7,18 @@
     the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
     (when the fitted rules are not the secret ones) whether the reference under the fitted
     rules plays like the secret rules on every case of the corpus.
+``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1]``
+    Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
+    sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
+    part of the schema's range, most of them values no bundled profile uses), always one
+    coupled change of the bid cap (ceiling, marriage_needed_above and max_bid together);
+    every third variant has one mutant of a rule no knob expresses applied
+    (``python -m mutants.serve --rules``), every third after it declares one action word
+    unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
+    values recovered (exactly, or equivalently on the corpus), wrong values adopted, whether
+    the fitted rules play like the secret ones on the profile's cases, whether the residual
+    names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``), the fit's time
+    and its ratio to ``thousand verify`` of the profile.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
     fit against mutants (``python -m mutants.serve NAME``): residual cases and signatures.
 ``python benchmarks/fit.py catalogue --matrix MATRIX.json [--jobs 2] [NAME ...]``
@@ -35,7 +47,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
-from conformance import fit, observe  # noqa: E402
+from conformance.oracle import fit, observe, residual  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
 
@@ -80,6 +92,17 @@ def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dic
     return True
 
 
+def fitted(profile: str, cases: list[Transcript], command: list[str], jobs: int) -> tuple[fit.FitResult, fit.Fitter, float]:
+    """A fit of the implementation from the profile, the fitter (closed) and its wall time."""
+    started = time.monotonic()
+    fitter = fit.Fitter(profile, cases, command, jobs)
+    try:
+        result = fitter.run()
+    finally:
+        fitter.close()
+    return result, fitter, time.monotonic() - started
+
+
 def run_variants(args: argparse.Namespace) -> None:
     all_cases = [c for c in discover([CASES_DIR, GENERATED_DIR]) if isinstance(c, Transcript)]
     rng = random.Random(args.seed)
@@ -91,13 +114,7 @@ def run_variants(args: argparse.Namespace) -> None:
             if number < args.skip:
                 continue  # drawn (the random sequence stays the same) but not fitted again
             cases = [c for c in all_cases if profile_name in c.profiles]
-            started = time.monotonic()
-            fitter = fit.Fitter(profile_name, cases, [*REFERENCE_COMMAND, "--rules", str(path)], args.jobs)
-            try:
-                result = fitter.run()
-            finally:
-                fitter.close()
-            seconds = time.monotonic() - started
+            result, _fitter, seconds = fitted(profile_name, cases, [*REFERENCE_COMMAND, "--rules", str(path)], args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.resolve(str(path))
             secret_rules = variants.thaw(secret.rules)
@@ -211,9 +228,183 @@ def run_catalogue(args: argparse.Namespace) -> None:
     print(f"\n{len(names)} mutants: " + ", ".join(f"{n} {k}" for k, n in tally.items()))
 
 
+# --- realistic: engines as they really are -------------------------------------------------
+
+COUPLED = ("auction.ceiling", "auction.marriage_needed_above", "auction.max_bid")
+PARTIAL_WORDS = ("give_up", "marriage")
+
+
+def drawn_value(rng: random.Random, knob: str, current: Any) -> Any:
+    """A value from the knob's whole domain: any enum value, either boolean, a number anywhere
+    in a plausible part of its range (amounts on a grid of 5, most of them unbundled)."""
+    from conformance.oracle import candidates
+
+    spec = candidates.value_schema(knob)
+    kinds = candidates.kinds(knob)
+    if "enum" in spec:
+        return rng.choice([v for v in spec["enum"] if v != current] or spec["enum"])
+    if "boolean" in kinds:
+        return not current if isinstance(current, bool) else rng.choice([True, False])
+    if "integer" in kinds:
+        if "null" in kinds and current is not None and rng.random() < 0.25:
+            return None
+        low, high = spec.get("minimum", 0), spec.get("maximum", 1000)
+        if knob in candidates.AMOUNT_KNOBS:
+            return rng.randrange(max(low, 100) // 5, min(high, 600) // 5 + 1) * 5
+        if knob in candidates.STEP_KNOBS:
+            return rng.choice([5, 10, 15, 20, 25])
+        anchor = current if isinstance(current, int) and current > 0 else (spec.get("default") or high // 10 or 10)
+        top = min(high, max(low + 1, 3 * anchor))
+        number = rng.randint(low, top)
+        return number if anchor < 20 or number < 20 else number // 5 * 5
+    if knob == "marriages.values" and isinstance(current, dict):
+        return {suit: rng.randrange(4, 31) * 5 for suit in current}
+    if knob == "redeals.rules" and isinstance(current, list):
+        return rng.choice([[], current[:-1], current[1:]]) if current else []
+    return current
+
+
+def realistic_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, list[fit.Change], Path]:
+    """A consistent house file with 6 to 15 changes over at least 4 sections, the bid cap's
+    three knobs among them."""
+    for _attempt in range(500):
+        profile_name = rng.choice(PROFILES)
+        profile = variants.resolve(profile_name)
+        rules: fit.Rules = variants.thaw(profile.rules)
+        wanted = rng.randint(6, 15)
+        changes: dict[str, fit.Change] = {}
+        for knob in COUPLED:
+            section, _, key = knob.partition(".")
+            value = drawn_value(rng, knob, rules[section][key])
+            if knob == "auction.ceiling":
+                value = rng.choice(["none", "marriages_held"])
+            changes[knob] = fit.Change(knob, value)
+        rules = fit.set_knob(rules, list(changes.values()))
+        while len(changes) < wanted:
+            knobs = [k for k in fit.applying_knobs(profile, rules) if k not in changes]
+            if not knobs:
+                break
+            knob = rng.choice(knobs)
+            section, _, key = knob.partition(".")
+            value = drawn_value(rng, knob, rules[section][key])
+            if value == rules[section][key]:
+                continue
+            changes[knob] = fit.Change(knob, value)
+            rules = fit.set_knob(rules, [changes[knob]])
+        real = [c for c in changes.values() if variants.thaw(profile.rules[c.knob.split(".")[0]][c.knob.split(".")[1]]) != c.value]
+        if len({c.knob.split(".")[0] for c in real}) < 4 or len(real) < 6:
+            continue
+        path = folder / name / f"{name}.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(fit.house_yaml(profile, rules, [], name, "a secret table"), encoding="utf-8")
+        try:
+            variants.resolve(str(path))
+        except variants.ProfileError:
+            continue
+        return profile_name, real, path
+    raise RuntimeError("no consistent realistic variant in 500 draws")
+
+
+def fixed_rule_mutants() -> list[str]:
+    """The mutants of a rule no knob expresses (a knob mutant only misreads a knob's value)."""
+    from mutants.catalogue import CATALOGUE
+
+    return [name for name, m in CATALOGUE.items() if getattr(m.build, "__name__", "") != "<lambda>"]
+
+
+_VERIFY_SECONDS: dict[str, float] = {}
+
+
+def verify_seconds(profile: str) -> float:
+    """The wall time of ``thousand verify --profile P`` on the reference (once per profile)."""
+    if profile not in _VERIFY_SECONDS:
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-m", "conformance.cli", "verify", "--profile", profile],
+                       capture_output=True, check=False)
+        _VERIFY_SECONDS[profile] = time.monotonic() - started
+    return _VERIFY_SECONDS[profile]
+
+
+def run_realistic(args: argparse.Namespace) -> None:
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_the_mistake
+
+    rng = random.Random(args.seed)
+    mutants = fixed_rule_mutants()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for number in range(args.count):
+            name = f"secret-{number}"
+            profile_name, changes, path = realistic_variant(rng, Path(tmp), name)
+            kind = ("plain", "mutant", "partial")[number % 3]
+            mutant = rng.choice(mutants) if kind == "mutant" else ""
+            word = rng.choice(PARTIAL_WORDS) if kind == "partial" else ""
+            if number < args.skip:
+                continue
+            command = {"plain": [*REFERENCE_COMMAND, "--rules", str(path)],
+                       "mutant": [sys.executable, "-m", "mutants.serve", "--rules", str(path), mutant],
+                       "partial": [sys.executable, str(Path(__file__).resolve().parent / "partial_engine.py"), word,
+                                   "--rules", str(path)]}[kind]
+            cases = fit.cases_for({profile_name}, [])
+            result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
+            profile = variants.resolve(profile_name)
+            secret = variants.thaw(variants.resolve(str(path)).rules)
+            identical = result.rules == secret or identical_on_corpus(
+                cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs)
+            exact = [c for c in changes if _value(result.rules, c.knob) == c.value]
+            equivalent = [c for c in changes if c not in exact and (identical or c.value in result.equivalents.get(c.knob, []))]
+            adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
+            wrong = [k for k in adopted if not identical and _value(secret, k) not in result.equivalents.get(k, [])]
+            causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
+            named = ""
+            if kind == "mutant":
+                broken = CATALOGUE[mutant].knobs
+                named = ("yes" if causes and all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes)
+                         else "unseen" if not causes and identical else "NO")
+            ratio = seconds / verify_seconds(profile_name)
+            rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
+                         result.unchecked))
+            extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
+            print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
+                  f"    secret  {', '.join(c.text() for c in changes)}\n"
+                  f"    fitted  {', '.join(f'{k}: {_value(result.rules, k)!r}' for k in fit.changed_knobs(profile, result.rules)) or '-'}\n"
+                  f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
+                  f"{wrong or 'none'}; identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
+                  f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
+                  f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify", flush=True)
+    _realistic_totals(rows)
+
+
+def _value(rules: fit.Rules, knob: str) -> Any:
+    section, _, key = knob.partition(".")
+    return rules[section][key]
+
+
+def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
+    if not rows:
+        return
+    free = [r for r in rows if r[1] != "mutant"]
+    with_mutant = [r for r in rows if r[1] == "mutant"]
+    changed = sum(r[2] for r in rows)
+    print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
+          f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
+          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants)")
+    print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
+          f"({sum(1 for r in free if r[6]) / max(1, len(free)):.0%})")
+    if with_mutant:
+        named = sum(1 for r in with_mutant if r[7] == "yes")
+        unseen = sum(1 for r in with_mutant if r[7] == "unseen")
+        print(f"residual names exactly the mutant's mistake: {named} of {len(with_mutant)} variants with a mutant "
+              f"({named / len(with_mutant):.0%}); {unseen} mutant(s) no case of the profile shows")
+    seconds = sorted(r[8] for r in rows)
+    ratios = sorted(r[9] for r in rows)
+    print(f"median fit {seconds[len(seconds) // 2]:.0f} s, median ratio to verify {ratios[len(ratios) // 2]:.1f}x "
+          f"(worst {ratios[-1]:.1f}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("mode", choices=("variants", "mutants", "catalogue", "timing"))
+    parser.add_argument("mode", choices=("variants", "realistic", "mutants", "catalogue", "timing"))
     parser.add_argument("--matrix", help="catalogue: a kill matrix JSON (python -m mutants --json FILE)")
     parser.add_argument("names", nargs="*")
     parser.add_argument("--count", type=int, default=30)
@@ -224,7 +415,7 @@ def main() -> None:
     args = parser.parse_intermixed_args()
     if args.mode == "catalogue" and not args.matrix:
         parser.error("catalogue needs --matrix FILE (python -m mutants --json FILE)")
-    {"variants": run_variants, "mutants": run_mutants, "catalogue": run_catalogue, "timing": run_timing}[args.mode](args)
+    {"variants": run_variants, "realistic": run_realistic, "mutants": run_mutants, "catalogue": run_catalogue, "timing": run_timing}[args.mode](args)
 
 
 if __name__ == "__main__":

@@ -2,23 +2,26 @@
 
 The implementation is observed once over the corpus cases of a profile P (keep-going: every
 legal set, reply and state, see ``observe``). The reference, run as a subprocess and fed a
-candidate rule set in ``match``, replays the same actions; the differences between the two
-records are what a rule set fails to explain. A greedy search starting from P proposes
-single-knob changes among the knobs that apply (plus a controlling knob together with a knob
-it switches on), screens them on one mismatching case per signature, evaluates the few best
-on every mismatching case, accepts the best one if it lowers the mismatches without breaking
-a matching case, and repeats until nothing improves.
+candidate rule set in ``match``, replays the same actions, and the two records are weighed
+observation by observation (``evidence``): a rule set's score is the implementation's
+observations it does not reproduce. Skipped, errored and unsupported steps are no evidence.
 
-Cost is kept near a few verify runs: only mismatching cases are replayed, candidates are
-screened on a small sample first, knobs of the rule sections the signatures point at are
-screened first, and every (rules, case) record is computed once.
+The differing observations are grouped by the knobs spec/diagnosis.yaml says decide them
+(the bid legal set by the ceiling, the marriage condition, the maximum, the stop, the step,
+the opening and the marriage values together). Each group's knobs are searched jointly on a
+sample of its cases (every combination when few, a beam otherwise), with values read from
+the implementation's own replies (``candidates``); a group's best change is taken when it
+lowers the score over every case without breaking a matching case. Before it reports, fit
+checks that no single change of one knob to one of its values still does so.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import fnmatch
 import io
+import itertools
 import json
 import math
 import sys
@@ -26,13 +29,13 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import yaml
 
 import variants
 from conformance.harness import diagnosis, process, reports
-from conformance.oracle import observe
+from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
@@ -40,26 +43,19 @@ from variants.schema import knob_entry, rule_sections
 
 MAX_TIMEOUT = 86400  # seconds, as thousand verify caps --timeout (a larger one overflows the poll)
 NAME_LIMIT = 60  # characters of the implementation's name written into the fitted profile
-BEAM = 3  # candidates evaluated on every mismatching case per round
-SAMPLE = 6  # mismatching cases a candidate is screened on
-MAX_ROUNDS = 8
+BEAM = 3  # joint changes a group's search carries to the next depth
+DEPTH = 3  # knobs a group's search changes together at most
+EXHAUSTIVE = 64  # every combination of a group's knobs when the product of their value lists is this small
+SAMPLE = 3  # cases of a group a joint change is scored on (those showing most of its observations)
+OVER_ALL = 3  # a group's best joint changes then scored on every case
+MAX_PASSES = 3
+MIN_GROUP = 1  # observations a group needs for a joint search: a coupled pair can show in two
+BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
+EQUIVALENTS_TRIED = 6
+WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
+GROUP_BUDGET = 160  # joint changes one group's beam scores at most
+PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
-
-# The rule sections a signature points at, by the words in it: the screening order only.
-_POINTERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("auction", ("auction", "talon")), ("bid", ("auction",)), ("opener", ("auction",)),
-    ("opening", ("auction",)), ("contract", ("talon", "auction", "giving_up")),
-    ("exchange", ("giving_up", "talon", "redeals")), ("give_up", ("giving_up", "barrel")),
-    ("give", ("giving_up",)), ("play", ("play", "marriages")), ("must_", ("play",)),
-    ("marriage", ("marriages", "auction")), ("aces", ("marriages",)), ("trump", ("marriages", "play")),
-    ("trick", ("play", "marriages")), ("talon", ("talon", "redeals")), ("redeal", ("redeals", "deal")),
-    ("claim", ("redeals",)), ("dealer", ("deal", "redeals")), ("bolt", ("bolts",)),
-    ("barrel", ("barrel",)), ("score_reset", ("barrel",)), ("dump", ("dump",)),
-    ("match_", ("match_end", "barrel")), ("winner", ("match_end", "barrel")),
-    ("scores", ("scoring", "giving_up", "bolts", "barrel", "defender_lock", "dump", "marriages", "match_end")),
-    ("deal_result", ("scoring", "giving_up", "marriages")), ("deal_scored", ("scoring", "giving_up", "defender_lock", "dump")),
-    ("card_points", ("play", "marriages")), ("phase", ("redeals", "match_end", "giving_up")),
-)
 
 
 @dataclass(frozen=True)
@@ -76,7 +72,9 @@ class Accepted:
     changes: tuple[Change, ...]
     cases_fixed: int
     cases_improved: int
-    example: str
+    example: str  # where one observation it fixes is: case, deal, step and what
+    observations_fixed: int = 0
+    observations_broken: int = 0
 
 
 @dataclass
@@ -89,6 +87,12 @@ class FitResult:
     seconds: float = 0.0
     evaluations: int = 0
     exercised: dict[str, tuple[str, ...]] = field(default_factory=dict)  # case id -> the knobs it exercises
+    weighed: dict[str, evidence.Evidence] = field(default_factory=dict)  # case id -> under the fitted rules
+    equivalents: dict[str, list[Any]] = field(default_factory=dict)  # knob -> values that play the same on the corpus
+
+    @property
+    def unchecked(self) -> int:
+        return sum(e.unchecked for e in self.weighed.values())
 
 
 def set_knob(rules: Rules, changes: Sequence[Change]) -> Rules:
@@ -99,18 +103,6 @@ def set_knob(rules: Rules, changes: Sequence[Change]) -> Rules:
     return new
 
 
-def _bundled_values() -> dict[str, list[Any]]:
-    """Every value some bundled profile or option gives each knob."""
-    seen: dict[str, list[Any]] = {}
-    for name in variants.all_names():
-        for section, knobs in variants.resolve(name).rules.items():
-            for knob, value in knobs.items():
-                plain = variants.thaw(value)
-                if plain not in seen.setdefault(f"{section}.{knob}", []):
-                    seen[f"{section}.{knob}"].append(plain)
-    return seen
-
-
 _VALUES: dict[str, list[Any]] = {}
 
 
@@ -118,7 +110,7 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
     """The values tried for a knob: its enum or both booleans; for a number, the bundled
     profiles' values, the schema default and near neighbours; null where the knob allows it."""
     if not _VALUES:
-        _VALUES.update(_bundled_values())
+        _VALUES.update({knob: list(values) for knob, values in candidates.bundled().items()})
     section, _, name = knob.partition(".")
     schema = knob_entry(section, name)["properties"]["value"]
     kinds = schema.get("type")
@@ -151,35 +143,19 @@ def applying_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]
             if f"{s}.{k}" not in inert and len(knob_domain(f"{s}.{k}", rules[s][k])) > 0]
 
 
-def proposals(profile: variants.ResolvedProfile, rules: Rules) -> list[tuple[Change, ...]]:
-    """Single-knob changes among the knobs that apply, and each change of a controlling knob
-    together with each value of a knob that the change switches on."""
-    before = set(applying_knobs(profile, rules))
-    found: list[tuple[Change, ...]] = []
-    for knob in before:
-        section, _, name = knob.partition(".")
-        for value in knob_domain(knob, rules[section][name]):
-            change = Change(knob, value)
-            found.append((change,))
-            switched_on = set(applying_knobs(profile, set_knob(rules, [change]))) - before
-            for other in sorted(switched_on):
-                o_section, _, o_name = other.partition(".")
-                found += [(change, Change(other, v)) for v in knob_domain(other, rules[o_section][o_name])]
-    return found
-
-
-def pointed_sections(signatures: Sequence[str]) -> dict[str, int]:
-    """Rule section -> how many signatures point at it."""
-    weight: dict[str, int] = {}
-    for signature in signatures:
-        for word, sections in _POINTERS:
-            if word in signature:
-                for section in sections:
-                    weight[section] = weight.get(section, 0) + 1
-    return weight
-
-
 # --- the search --------------------------------------------------------------------------
+
+Score = tuple[int, int]  # (observations the rules fail to reproduce, plain values apart in them)
+
+
+@dataclass(frozen=True)
+class Group:
+    """Differing observations decided by the same knobs (spec/diagnosis.yaml)."""
+
+    knobs: tuple[str, ...]
+    observations: int
+    cases: tuple[str, ...]  # the cases that show them, the most telling first
+
 
 class Fitter:
     def __init__(self, profile_name: str, cases: Sequence[Transcript], implementation: Sequence[str],
@@ -191,18 +167,25 @@ class Fitter:
         self.implementation, self.jobs, self.timeout = list(implementation), jobs, timeout
         self.progress = progress or (lambda text: None)
         self.impl_records: dict[str, observe.CaseRecord] = {}
+        self.shown: dict[str, tuple[observe.CaseRecord, int]] = {}  # case id -> (evidence, unchecked steps)
+        self.partial = evidence.Partial()
         self.implementation_name = ""
-        self.memo: dict[tuple[str, str], tuple[observe.Difference, ...]] = {}
+        self.start_reply: dict[str, Any] = {}
+        self.memo: dict[tuple[str, str], evidence.Evidence] = {}
         self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout, batch=True)
         self.evaluations = 0
-        self._checked: dict[str, bool] = {}
-        self._tmp = tempfile.TemporaryDirectory(prefix="thousand-fit-")
+        self.read = candidates.Readings()
+        self.timing: dict[str, float] = {}
+        self._live: dict[str, frozenset[str]] = {}
+        self.knobs = frozenset(f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs)
 
     def close(self) -> None:
         self.reference.close()
-        self._tmp.cleanup()
+
+    # -- the evidence --
 
     def observe_implementation(self) -> None:
+        started = time.monotonic()
         pool = observe.Pool(self.implementation, self.jobs, self.timeout)
         document = self.profile.to_document()
         done = [0]
@@ -214,36 +197,55 @@ class Fitter:
         try:
             records = pool.map(self.cases, lambda o, c: o.observe(c, self.profile_name, document), tick)
         finally:
-            self.implementation_name = next((o.name for o in pool.observers if o.name), "")
+            first = next((o for o in pool.observers if o.name or o.offered is not None), pool.observers[0])
+            self.implementation_name = first.name
+            self.start_reply = dict(getattr(first, "start_reply", None) or {})
             pool.close()
+        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
         self.impl_records = {record.case_id: record for record in records}
+        for record in records:
+            cut, after = evidence.shown(record, self.partial)
+            steps = evidence.count_steps(self.by_id[record.case_id].deals)
+            self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
+        self.read = candidates.readings(cut for cut, _after in self.shown.values())
+        self.timing["observing the implementation"] = time.monotonic() - started
 
-    def differences(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, tuple[observe.Difference, ...]]:
-        """Case id -> the differences between the reference under ``rules`` and the implementation."""
+    def weigh(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, evidence.Evidence]:
+        """Case id -> the evidence of the reference under ``rules`` against the implementation."""
         key = json.dumps(rules, sort_keys=True)
         todo = [case_id for case_id in case_ids if (key, case_id) not in self.memo]
         if todo:
+            started = time.monotonic()
             document = {**self.profile.to_document(), "rules": rules}
             records = self.reference.map(todo, lambda o, c: o.observe(self.by_id[c], self.profile_name, document))
             self.evaluations += len(todo)
             for case_id, record in zip(todo, records):
-                self.memo[key, case_id] = tuple(observe.compare(record, self.impl_records[case_id]))
+                cut, unchecked = self.shown[case_id]
+                self.memo[key, case_id] = evidence.weigh(record, cut, self.partial, unchecked)
+            self.timing["reference replays"] = self.timing.get("reference replays", 0.0) + time.monotonic() - started
         return {case_id: self.memo[key, case_id] for case_id in case_ids}
 
+    def differences(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, tuple[observe.Difference, ...]]:
+        """Case id -> the differences between the reference under ``rules`` and the implementation."""
+        return {case_id: e.differing for case_id, e in self.weigh(rules, case_ids).items()}
+
+    def score(self, rules: Rules, case_ids: Sequence[str]) -> Score:
+        return _score(self.weigh(rules, case_ids).values())
+
     def consistent(self, rules: Rules) -> bool:
-        """Do these rules resolve as a house profile (the consistency checks of ``validate``)?"""
+        """Do these rules pass the cross-knob checks of ``validate``?"""
+        from variants.checks import CONSISTENCY_CHECKS
+
+        return all(check(rules) is None for check in CONSISTENCY_CHECKS)
+
+    def live(self, rules: Rules) -> frozenset[str]:
+        """The knobs that can change an outcome under these rules."""
         key = json.dumps(rules, sort_keys=True)
-        if key not in self._checked:
-            folder = Path(self._tmp.name) / f"c{len(self._checked)}"
-            folder.mkdir()
-            path = folder / "fitted.yaml"
-            path.write_text(house_yaml(self.profile, rules, [], "fitted", "candidate"), encoding="utf-8")
-            try:
-                variants.resolve(str(path))
-                self._checked[key] = True
-            except variants.ProfileError:
-                self._checked[key] = False
-        return self._checked[key]
+        if key not in self._live:
+            self._live[key] = frozenset(applying_knobs(self.profile, rules))
+        return self._live[key]
+
+    # -- the search --
 
     def run(self) -> FitResult:
         started = time.monotonic()
@@ -251,106 +253,296 @@ class Fitter:
             self.observe_implementation()
         ids = [case.id for case in self.cases]
         rules: Rules = variants.thaw(self.profile.rules)
-        current = self.differences(rules, ids)
         accepted: list[Accepted] = []
-        for round_number in range(1, MAX_ROUNDS + 1):
-            bad = [c for c in ids if current[c]]
-            if not bad:
+        searching = time.monotonic()
+        for _pass in range(MAX_PASSES):
+            rules, found = self._pass(rules, ids, accepted)
+            if not found:
                 break
-            step = self._round(rules, current, bad, round_number)
+        self.timing["joint search"] = time.monotonic() - searching
+        pruning = time.monotonic()
+        rules, accepted[:] = self._without_idle(rules, ids, accepted)
+        self.timing["leaving out idle changes"] = time.monotonic() - pruning
+        checking = time.monotonic()
+        while True:  # the stop rule: no single change still lowers the score without breaking a matching case
+            step = self._single_change(rules, ids)
             if step is None:
                 break
-            changes, new_current, record = step
-            rules, current = set_knob(rules, changes), new_current
-            accepted = _merged(accepted, record)
-        residual = {case_id: diffs for case_id, diffs in current.items() if diffs}
-        return FitResult(self.profile_name, rules, accepted, residual, len(ids),
-                         time.monotonic() - started, self.evaluations,
-                         {case_id: self.by_id[case_id].knobs for case_id in residual})
+            rules = self._accept(rules, step, ids, accepted)
+        self.timing["single-change check"] = time.monotonic() - checking
+        final = self.weigh(rules, ids)
+        residual = {case_id: e.differing for case_id, e in final.items() if e.missed}
+        result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
+                           self.evaluations, {case_id: self.by_id[case_id].knobs for case_id in residual})
+        result.equivalents = self._equivalents(rules, accepted, ids)
+        result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
+        result.weighed = self.weigh(result.rules, ids)
+        return result
 
-    def _round(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
-               round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
-        """One accepted change, or None: the knobs the signatures point at are tried first,
-        the others only when none of those holds up."""
-        sigs = {c: observe.signatures(current[c]) for c in bad}
-        sample = _sample(sigs)
-        weight = pointed_sections([s for c in bad for s in sigs[c]])
-        candidates = proposals(self.profile, rules)
-        candidates.sort(key=lambda cand: -max(weight.get(ch.knob.partition(".")[0], 0) for ch in cand))
-        pointed = [c for c in candidates if any(weight.get(ch.knob.partition(".")[0]) for ch in c)]
-        rest = [c for c in candidates if c not in pointed]
-        for group in (pointed, rest):
-            screened = self._screen(rules, group, sample, sigs, round_number, current)
-            accepted = self._pick(rules, current, bad, sigs, screened, round_number)
-            if accepted is not None:
-                return accepted
+    def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, bool]:
+        """Each group of differing observations searched once, the largest first; a group's
+        best joint change is taken when it lowers the score over every case."""
+        tried: set[tuple[str, ...]] = set()
+        found = False
+        while True:
+            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried and g.observations >= MIN_GROUP]
+            if not groups:
+                return rules, found
+            group = groups[0]
+            tried.add(group.knobs)
+            self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
+                          f"({group.observations} observations)")
+            best = self._best_over_all(rules, self._joint(rules, group), ids)
+            if best is not None:
+                rules, found = self._accept(rules, best, ids, accepted), True
+
+    def groups(self, rules: Rules, ids: Sequence[str]) -> list[Group]:
+        """The differing observations grouped by their deciding knobs (those live under the
+        rules, or switched on by a knob of the same group), the largest group first."""
+        known = self.knobs
+        observations: dict[tuple[str, ...], collections.Counter[str]] = {}
+        for case_id, found in self.weigh(rules, ids).items():
+            for d in evidence.first_differences(found):
+                knobs = tuple(k for k in evidence.deciding_knobs(d) if k in known)
+                if knobs:
+                    observations.setdefault(knobs, collections.Counter())[case_id] += 1
+        groups = [Group(knobs, sum(count.values()), tuple(c for c, _n in count.most_common()))
+                  for knobs, count in observations.items()]
+        return sorted(groups, key=lambda g: (-g.observations, g.knobs))
+
+    def _values(self, knob: str, rules: Rules) -> list[Any]:
+        section, _, name = knob.partition(".")
+        return candidates.values(knob, rules[section][name], self.read)
+
+    def _joint(self, rules: Rules, group: Group) -> list[tuple[Change, ...]]:
+        """Joint changes of the group's knobs that lower the score on its sample, best first:
+        every combination where the product of the value lists is small, a beam otherwise."""
+        sample = list(group.cases[:SAMPLE])
+        for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
+            self.read.add_difference(d)
+        base = self.score(rules, sample)
+        knobs = self._suspects(group, sample)
+        domains = [self._values(k, rules) for k in knobs]
+        scored: list[tuple[Score, tuple[Change, ...]]] = []
+        if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
+            for combination in itertools.product(*[[_KEEP, *d] for d in domains]):
+                cand = tuple(Change(k, v) for k, v in zip(knobs, combination) if v is not _KEEP)
+                if cand and self.consistent(set_knob(rules, cand)):
+                    scored.append((self.score(set_knob(rules, cand), sample), cand))
+        else:
+            scored = self._beam(rules, group, knobs, sample)
+        improving = sorted(((s, c) for s, c in scored if s < base), key=lambda item: (item[0], len(item[1])))
+        return [c for _s, c in improving[:OVER_ALL]]
+
+    def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
+        """The group's knobs to search: all of them when few; else those the sample's cases are
+        known to exercise (their ``knobs``: a change of each alone changes the case), which
+        keeps a score difference, decided by some forty knobs, to the few its cases test."""
+        if len(group.knobs) <= WIDE_GROUP:
+            return list(group.knobs)
+        exercised = {k for c in sample for k in self.by_id[c].knobs}
+        return [k for k in group.knobs if k in exercised] or list(group.knobs)
+
+    def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
+        """Joint changes found a knob at a time: every single change first, then the best few
+        states carried deeper with the values that did best alone (a coupled value such as
+        no marriage condition may do nothing alone, but it does no worse than most)."""
+        frontier: list[tuple[Change, ...]] = [()]
+        seen: set[str] = set()
+        scored: list[tuple[Score, tuple[Change, ...]]] = []
+        best: Score | None = None
+        base = self.score(rules, sample)
+        alone: dict[str, list[tuple[Score, Any]]] = {}
+        for depth in range(DEPTH):
+            found: list[tuple[Score, tuple[Change, ...]]] = []
+            for changes in frontier:
+                moved = set_knob(rules, changes)
+                done = {c.knob for c in changes}
+                for knob in knobs:
+                    if knob in done or knob not in self.live(moved):
+                        continue
+                    values = self._values(knob, moved)
+                    if depth and knob in alone:
+                        if all(score == base for score, _v in alone[knob]):
+                            continue  # no value of it alone changes anything the sample shows
+                        kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
+                        values = [v for v in values if v in kept]
+                    for value in values:
+                        cand = (*changes, Change(knob, value))
+                        key = _key(cand)
+                        if key in seen:
+                            continue
+                        seen.add(key)
+                        new_rules = set_knob(rules, cand)
+                        if len(seen) > GROUP_BUDGET:
+                            break  # a wide group's search is cut here: the stop rule still tries every single change
+                        if self.consistent(new_rules):
+                            self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in cand)}")
+                            score = self.score(new_rules, sample)
+                            found.append((score, cand))
+                            if not depth:
+                                alone.setdefault(knob, []).append((score, value))
+            found.sort(key=lambda item: (item[0], len(item[1])))
+            scored += found
+            if not found or (best is not None and found[0][0] >= best) or found[0][0][0] == 0:
+                break
+            best = found[0][0]
+            frontier = [c for _s, c in found[:BEAM]]
+        return scored
+
+    def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
+        """The first proposed change (best on the sample first) that lowers the score over
+        every case while breaking no matching case (one that breaks some is taken only when it
+        fixes far more), with every knob left out that does not earn its place over all cases:
+        a knob can fit the sample's few cases by chance."""
+        now = self.weigh(rules, ids)
+        before = _score(now.values())
+
+        def judged(cand: tuple[Change, ...]) -> Score | None:
+            if not cand or not self.consistent(set_knob(rules, cand)):
+                return None
+            self.progress(f"checking {' '.join(ch.text() for ch in cand)} on {len(ids)} cases")
+            after = self.weigh(set_knob(rules, cand), ids)
+            score = _score(after.values())
+            broken = sum(len(after[c].missed) for c in ids if now[c].matches and not after[c].matches)
+            return score if score < before and broken * BROKEN_WEIGHT <= before[0] - score[0] else None
+
+        for cand in proposed:
+            score = judged(cand)
+            if score is None:
+                continue
+            shorter = True
+            while shorter and len(cand) > 1:
+                shorter = False
+                for index in range(len(cand)):
+                    fewer = cand[:index] + cand[index + 1:]
+                    fewer_score = judged(fewer)
+                    if fewer_score is not None and fewer_score <= score:
+                        cand, score, shorter = fewer, fewer_score, True
+                        break
+            return cand
         return None
 
-    def _screen(self, rules: Rules, group: list[tuple[Change, ...]], sample: list[str],
-                sigs: dict[str, tuple[str, ...]], round_number: int,
-                current: dict[str, tuple[observe.Difference, ...]]) -> list[tuple[Change, ...]]:
-        """The candidates that help on the sample, the most helpful first."""
-        screened: list[tuple[int, int, int, tuple[Change, ...]]] = []
-        whole = 0  # single changes that explain the whole sample
-        apart = _score(current, sample)[2]
-        for number, cand in enumerate(group, start=1):
-            self.progress(f"round {round_number}: screening {number}/{len(group)} candidates on {len(sample)} cases")
-            after = self.differences(set_knob(rules, cand), sample)
-            gain = sum(len(sigs[c]) - len(observe.signatures(after[c])) for c in sample)
-            fixed = sum(1 for c in sample if not after[c])
-            closer = apart - _score(after, sample)[2]
-            if gain > 0 or fixed > 0 or closer > 0:
-                screened.append((fixed, gain, closer, cand))
-            if fixed == len(sample) and len(cand) == 1:
-                whole += 1
-                if whole == BEAM:
-                    # nothing screened later does better on the sample; the beam holds several,
-                    # since two values of a knob can both explain it and differ elsewhere
+    def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, list[Accepted]]:
+        """The rules with every change put back to the profile's value that no longer earns its
+        place: a change taken early can imitate a knob found later (no barrel looks like bolts
+        counted on the barrel in some cases), and then it says something the evidence does not."""
+        base = variants.thaw(self.profile.rules)
+        kept = list(accepted)
+        changed = True
+        while changed:
+            changed = False
+            score = self.score(rules, ids)
+            for knob in changed_knobs(self.profile, rules):
+                section, _, name = knob.partition(".")
+                back = set_knob(rules, [Change(knob, base[section][name])])
+                if not self.consistent(back):
+                    continue
+                self.progress(f"checking that {knob} still earns its place")
+                if self.score(back, ids) <= score:
+                    rules, changed = back, True
+                    kept = [replace(a, changes=tuple(c for c in a.changes if c.knob != knob)) for a in kept]
+                    kept = [a for a in kept if a.changes]
                     break
-        screened.sort(key=lambda item: (-item[0], -item[1], -item[2], len(item[3])))
-        return [cand for _fixed, _gain, _closer, cand in screened]
+        return rules, kept
 
-    def _pick(self, rules: Rules, current: dict[str, tuple[observe.Difference, ...]], bad: list[str],
-              sigs: dict[str, tuple[str, ...]], screened: list[tuple[Change, ...]],
-              round_number: int) -> tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]], Accepted] | None:
-        """Of the first BEAM screened candidates, the one with the fewest mismatches over every
-        case (the differing ones and those that matched), if it lowers them: two candidates
-        can fix the same differing cases while only one keeps the matching ones."""
-        before = _score(current, bad)
-        ranked = []
-        for cand in screened[:BEAM]:
-            new_rules = set_knob(rules, cand)
-            if not self.consistent(new_rules):
-                continue
-            self.progress(f"round {round_number}: evaluating {' '.join(ch.text() for ch in cand)} on {len(bad)} cases")
-            after = self.differences(new_rules, bad)
-            score = _score(after, bad)
-            if score < before:
-                ranked.append((score, cand, after))
-        good = [c for c in current if c not in bad]
-        lowest = _score(current, list(current))  # a candidate must go below this over every case
-        best: tuple[tuple[Change, ...], dict[str, tuple[observe.Difference, ...]]] | None = None
-        for _score_after, cand, after in sorted(ranked, key=lambda item: (item[0], len(item[1]))):
-            self.progress(f"round {round_number}: checking {' '.join(ch.text() for ch in cand)} on {len(good)} matching cases")
-            merged = {**current, **after, **self.differences(set_knob(rules, cand), good)}
-            score = _score(merged, list(merged))
-            if score >= lowest:
-                continue
-            lowest, best = score, (cand, merged)
-            if not any(merged[c] for c in good):
-                break  # breaks no matching case: the candidates after it do no better on the differing ones
-        if best is None:
-            return None
-        cand, merged = best
-        fixed_ids = [c for c in bad if not merged[c]]
-        improved = [c for c in bad if merged[c] and len(observe.signatures(merged[c])) < len(sigs[c])]
-        example = (fixed_ids or improved or bad)[0]
-        return cand, merged, Accepted(cand, len(fixed_ids), len(improved), example)
+    def _single_change(self, rules: Rules, ids: list[str]) -> tuple[Change, ...] | None:
+        """A change of one knob to one of its values that lowers the score over every case and
+        breaks no matching case, or None. Only the cases whose differing observations the
+        knob decides can come closer, so a change is tried on those first."""
+        now = self.weigh(rules, ids)
+        deciding: dict[str, list[str]] = {}
+        for case_id, found in now.items():
+            for d in found.differing:
+                self.read.add_difference(d)
+            for d in evidence.first_differences(found):
+                for knob in evidence.deciding_knobs(d):
+                    if case_id not in deciding.setdefault(knob, []):
+                        deciding[knob].append(case_id)
+        for knob in sorted(set(deciding) & self.live(rules)):
+            cases = deciding[knob]
+            base = _score(now[c] for c in cases)
+            for value in self._values(knob, rules):
+                cand = (Change(knob, value),)
+                new_rules = set_knob(rules, cand)
+                if not self.consistent(new_rules):
+                    continue
+                self.progress(f"checking that no single change helps: {cand[0].text()}")
+                if self.score(new_rules, cases) < base:
+                    after = self.weigh(new_rules, ids)
+                    if _score(after.values()) < _score(now.values()) and not any(
+                            now[c].matches and not after[c].matches for c in ids):
+                        return cand
+        return None
+
+    def _accept(self, rules: Rules, cand: tuple[Change, ...], ids: list[str], accepted: list[Accepted]) -> Rules:
+        before = self.weigh(rules, ids)
+        new_rules = set_knob(rules, cand)
+        after = self.weigh(new_rules, ids)
+        fixed_obs = sum(len(before[c].missed - after[c].missed) for c in ids)
+        broken_obs = sum(len(after[c].missed - before[c].missed) for c in ids)
+        fixed = [c for c in ids if not before[c].matches and after[c].matches]
+        example = next((c for c in ids if before[c].missed - after[c].missed), ids[0])
+        gone = sorted(before[example].missed - after[example].missed)[0] if before[example].missed - after[example].missed else None
+        where = f"{example} deal {gone[0]} step {gone[1]} ({gone[2]})" if gone else example
+        record = Accepted(cand, len(fixed), sum(1 for c in ids if len(after[c].missed) < len(before[c].missed)),
+                          where, fixed_obs, broken_obs)
+        accepted[:] = _merged(accepted, record)
+        return new_rules
+
+    def _equivalents(self, rules: Rules, accepted: Sequence[Accepted], ids: list[str]) -> dict[str, list[Any]]:
+        """Knob -> other values that play exactly as the chosen one on every case of the fit
+        (the corpus cannot tell them apart: a gap worth a case)."""
+        final = self.weigh(rules, ids)
+        found: dict[str, list[Any]] = {}
+        for record in accepted:
+            for change in record.changes:
+                example = record.example.split(" ")[0]
+                for value in self._values(change.knob, rules)[:EQUIVALENTS_TRIED]:
+                    other = set_knob(rules, [Change(change.knob, value)])
+                    if not self.consistent(other) or self.weigh(other, [example])[example].missed != final[example].missed:
+                        continue  # the example tells them apart at once
+                    after = self.weigh(other, ids)
+                    if all(after[c].missed == final[c].missed for c in ids):
+                        found.setdefault(change.knob, []).append(value)
+        return found
+
+
+def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, list[Any]]) -> tuple[Rules, list[Accepted]]:
+    """Of values that play the same on every case, the rule switched off (null) is kept: it
+    claims least. The value the search found is listed among the equally consistent ones."""
+    for knob, others in equivalents.items():
+        if None in others:
+            section, _, name = knob.partition(".")
+            equivalents[knob] = [rules[section][name], *(v for v in others if v is not None)]
+            rules = set_knob(rules, [Change(knob, None)])
+            accepted = [replace(a, changes=tuple(Change(c.knob, None) if c.knob == knob else c for c in a.changes))
+                        for a in accepted]
+    return rules, accepted
+
+
+def _key(changes: Sequence[Change]) -> str:
+    """The same changes in any order (values may be lists and mappings: not hashable)."""
+    return json.dumps(sorted((c.knob, c.value) for c in changes), sort_keys=True)
+
+
+_KEEP = object()  # a knob left at its value in a combination (None is a value of its own)
+
+
+def _score(found: Iterable[evidence.Evidence]) -> Score:
+    """(observations that differ, plain values apart in them): lower is better. The values
+    break ties: of two knobs that change the same deltas, each alone leaves the observation
+    differing but one of them sets some of its numbers right."""
+    missed = apart = 0
+    for e in found:
+        missed += len(e.missed)
+        apart += sum(_values_apart(d.expected, d.actual) for d in e.differing)
+    return missed, apart
 
 
 def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:
     """The accepted changes with a new one; a knob changed again (another value that explains
-    more) keeps one record, holding the evidence of both rounds and the first example."""
+    more) keeps one record, holding the evidence of both and the first example."""
     knobs = {change.knob for change in record.changes}
     earlier = [a for a in accepted if knobs & {change.knob for change in a.changes}]
     if not earlier:
@@ -358,16 +550,10 @@ def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:
     values = {change.knob: change for a in earlier for change in a.changes}
     values.update({change.knob: change for change in record.changes})
     merged = Accepted(tuple(values.values()), record.cases_fixed + sum(a.cases_fixed for a in earlier),
-                      record.cases_improved + sum(a.cases_improved for a in earlier), earlier[0].example)
+                      record.cases_improved + sum(a.cases_improved for a in earlier), earlier[0].example,
+                      record.observations_fixed + sum(a.observations_fixed for a in earlier),
+                      record.observations_broken + sum(a.observations_broken for a in earlier))
     return [a for a in accepted if a not in earlier] + [merged]
-
-
-def _score(records: dict[str, tuple[observe.Difference, ...]], ids: Sequence[str]) -> tuple[int, int, int]:
-    """(cases that differ, distinct signatures summed over cases, values that differ): lower
-    is better. The values break ties: of two knobs that change the same deltas, each alone
-    leaves the signature ("deal_scored differs in deltas") but one of them sets some right."""
-    return (sum(1 for c in ids if records[c]), sum(len(observe.signatures(records[c])) for c in ids),
-            sum(_values_apart(d.expected, d.actual) for c in ids for d in records[c]))
 
 
 def _values_apart(expected: Any, actual: Any) -> int:
@@ -379,22 +565,6 @@ def _values_apart(expected: Any, actual: Any) -> int:
     return 0 if expected == actual else 1
 
 
-def _sample(sigs: dict[str, tuple[str, ...]]) -> list[str]:
-    """One case for each signature, the commonest signatures first, at most SAMPLE cases."""
-    count: dict[str, int] = {}
-    for case_sigs in sigs.values():
-        for s in case_sigs:
-            count[s] = count.get(s, 0) + 1
-    chosen: list[str] = []
-    for signature in sorted(count, key=lambda s: -count[s]):
-        case = next(c for c, found in sigs.items() if signature in found)
-        if case not in chosen:
-            chosen.append(case)
-        if len(chosen) == SAMPLE:
-            break
-    return chosen
-
-
 # --- output ------------------------------------------------------------------------------
 
 def changed_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
@@ -403,19 +573,26 @@ def changed_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
 
 
 def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequence[Accepted], name: str,
-               implementation: str) -> str:
+               implementation: str, equivalents: dict[str, list[Any]] | None = None) -> str:
     """A house profile extending P's base profile: every knob that differs from the base,
     with the evidence as its ruling (P's own options are carried over as they are)."""
-    evidence = {ch.knob: record for record in accepted for ch in record.changes}
+    equivalents = equivalents or {}
+    fitted = {ch.knob: record for record in accepted for ch in record.changes}
     base = variants.resolve(profile.profile)
     body: dict[str, dict[str, Any]] = {}
     for knob in changed_knobs(base, rules):
         section, _, key = knob.partition(".")
-        record = evidence.get(knob)
+        record = fitted.get(knob)
         if record is not None:
-            closer = f" (and comes closer on {record.cases_improved} more)" if record.cases_improved else ""
-            ruling = (f"thousand fit: with this value the reference reproduces {implementation} on "
-                      f"{record.cases_fixed} more case(s) of {profile.name}{closer}, e.g. {record.example}.")
+            ruling = (f"thousand fit: with this value the reference reproduces {record.observations_fixed} more "
+                      f"observation(s) of {implementation} on the cases of {profile.name} "
+                      f"({record.cases_fixed} whole case(s) more), e.g. {record.example}.")
+            if record.observations_broken:
+                ruling += f" It loses {record.observations_broken} observation(s) that matched before."
+            others = equivalents.get(knob)
+            if others:
+                ruling += (" Equally consistent with the corpus (no case tells them apart, a gap worth a case): "
+                           + ", ".join(json.dumps(v) for v in others) + ".")
         else:
             ruling = f"Carried over from {profile.name}, which sets it ({profile.provenance[knob]['from']})."
         body.setdefault(section, {})[key] = {"value": rules[section][key], "ruling": ruling}
@@ -467,6 +644,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--output", type=Path, metavar="FILE.yaml", help="write the fitted house profile here")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
                         help=f"seconds to wait for each reply (default 10, at most {MAX_TIMEOUT})")
+    parser.add_argument("--report", type=Path, metavar="FILE.json",
+                        help="write what no knob explains as a JSON report of the shape of thousand verify --report "
+                             "(thousand fuzz --known reads it)")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
@@ -594,12 +774,13 @@ def _fit(args: argparse.Namespace) -> int:
         fitter.close()
         clear_progress()
     implementation = _implementation_name(fitter)
-    text = house_yaml(profile, result.rules, result.accepted, name, implementation)
+    text = house_yaml(profile, result.rules, result.accepted, name, implementation, result.equivalents)
     problem = _invalid_fitted(text, name)
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
         return reports.EXIT_INTERNAL
-    print(report(result, text))
+    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name)
+    print(report(result, text, found))
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -607,7 +788,13 @@ def _fit(args: argparse.Namespace) -> int:
             print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
             return 2
     broken = [r for r in fitter.impl_records.values() if r.broken]
-    return 1 if result.residual or broken else 0
+    code = 1 if result.residual or broken else 0
+    if args.report:
+        titles = {case.id: case.title for case in cases}
+        document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
+                                   fitter.start_reply, code)
+        reports.write_json(args.report, document)
+    return code
 
 
 def _invalid_fitted(text: str, name: str) -> str | None:
@@ -638,20 +825,26 @@ def _implementation_name(fitter: Fitter) -> str:
     return cleaned or "the implementation"
 
 
-def report(result: FitResult, text: str) -> str:
-    lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {result.evaluations} reference replays, "
-             f"{result.seconds:.1f} s"]
+def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
+    checked = sum(e.checked for e in result.weighed.values())
+    lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
+             f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
+             f"reference replays, {result.seconds:.1f} s"]
     if result.accepted:
         for record in result.accepted:
-            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: explains {record.cases_fixed} "
-                         f"case(s), e.g. {record.example}")
+            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
+                         f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
+                         f"e.g. {record.example}")
     else:
-        lines.append("# no knob change explains any difference")
+        lines.append("# no knob change reproduces more observations")
+    for knob, values in result.equivalents.items():
+        lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
     lines.append(text.rstrip())
     if result.residual:
-        lines.append(f"# residual: {len(result.residual)} case(s) differ under the fitted rules; no knob explains "
-                     "them (likely bugs, or rules the schema has no knob for):")
-        lines += ["# " + line for line in describe_groups(result.residual, result.exercised)]
+        missed = sum(len(e.missed) for e in result.weighed.values())
+        lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) that no joint value of "
+                     "their deciding knobs reproduces:")
+        lines += ["# " + line for line in residual.describe(found)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
     return "\n".join(lines)

@@ -122,6 +122,7 @@ class Observer:
         self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
         self.batch = False  # it declares the batch extension: a case goes in one request
+        self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
 
@@ -158,6 +159,7 @@ class Observer:
             impl.timeout = self.timeout
             self.impl, self.offered = impl, reply.get("profiles", "any")
             self.reasons = reasons_told(reply)
+            self.start_reply = reply
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
             self.batch = batch.offered(reply)

@@ -1,0 +1,188 @@
+"""The values ``thousand fit`` tries for a knob: its whole enum, both booleans, and for a
+number what the implementation itself showed.
+
+A search that only tries numbers near the profile's value and the bundled profiles' values
+never reaches a maximum bid of 300 that no bundled profile uses, though the implementation
+offered bids up to 300 on every deal. So the readings come first: the highest and lowest
+bid or contract each legal set offered, the steps between offered amounts, the points each
+marriage added, the numbers of the states and events that differ and the distances between
+the reference's numbers and the implementation's (a deal's deltas, a score stopped at a
+line). Structured knobs take values built from the same readings (the marriage values the
+events showed; no redeal rule, each rule left out or turned over).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+import variants
+from conformance.oracle import knobs as case_knobs
+from conformance.oracle import observe
+from variants.schema import knob_entry
+
+# Integer knobs whose values are bid or contract amounts: read from the legal sets.
+AMOUNT_KNOBS = frozenset({
+    "auction.opening_bid", "auction.high_bid_from", "auction.marriage_needed_above", "auction.max_bid",
+    "auction.stop_at", "auction.pre_talon_max", "auction.barrel_min_bid", "talon.shown_from_bid",
+    "barrel.min_contract"})
+STEP_KNOBS = frozenset({"auction.bid_step", "auction.high_bid_step"})
+AMOUNT_WORDS = ("bid", "contract")
+READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
+SUITS = ("S", "C", "D", "H")
+
+
+@dataclass
+class Readings:
+    """Numbers the implementation showed, each counted by how often it showed it."""
+
+    amounts: collections.Counter[int] = field(default_factory=collections.Counter)  # tops and bottoms of legal sets
+    steps: collections.Counter[int] = field(default_factory=collections.Counter)
+    marriages: dict[str, collections.Counter[int]] = field(default_factory=dict)  # suit -> points added
+    numbers: collections.Counter[int] = field(default_factory=collections.Counter)  # in differing values, and their distances
+    aces: collections.Counter[int] = field(default_factory=collections.Counter)  # points four aces added
+
+    def add_record(self, record: observe.CaseRecord) -> None:
+        for step in record.steps:
+            if step.legal:
+                self._add_legal(step.legal)
+            if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
+                amount = _amount(step.action)
+                if amount is not None:
+                    self.amounts[amount] += 1
+            for event in step.reply.events:
+                if isinstance(event, dict) and event.get("type") == "aces_declared" and _integer(event.get("points")):
+                    self.aces[event["points"]] += 1
+                if isinstance(event, dict) and event.get("type") == "marriage_declared":
+                    suit, points = event.get("suit"), event.get("points")
+                    if isinstance(suit, str) and isinstance(points, int) and not isinstance(points, bool):
+                        self.marriages.setdefault(suit, collections.Counter())[points] += 1
+
+    def _add_legal(self, legal: Sequence[str]) -> None:
+        for word in AMOUNT_WORDS:
+            amounts = sorted(a for a in (_amount(x) for x in legal if x.startswith(word + " ")) if a is not None)
+            if amounts:
+                self.amounts[amounts[0]] += 1
+                self.amounts[amounts[-1]] += 1
+                for low, high in zip(amounts, amounts[1:]):
+                    self.steps[high - low] += 1
+
+    def add_difference(self, d: observe.Difference) -> None:
+        if d.kind in ("state", "event"):
+            mine = list(_numbers(d.actual))
+            theirs = list(_numbers(d.expected))
+            self.numbers.update(mine)
+            if len(mine) == len(theirs):
+                self.numbers.update(abs(a - b) for a, b in zip(mine, theirs) if a != b)
+
+    def for_knob(self, knob: str) -> list[int]:
+        if knob in AMOUNT_KNOBS:
+            found = self.amounts
+        elif knob in STEP_KNOBS:
+            found = self.steps
+        elif knob == "marriages.four_aces" and self.aces:
+            found = self.aces
+        else:
+            found = self.numbers
+        return [n for n, _count in found.most_common(READINGS)]
+
+    def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
+        """The marriage table the events showed (the commonest points per suit), over ``current``."""
+        if not self.marriages:
+            return []
+        shown = {**current, **{suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}}
+        return [shown] if shown != current else []
+
+
+def readings(records: Iterable[observe.CaseRecord]) -> Readings:
+    found = Readings()
+    for record in records:
+        found.add_record(record)
+    return found
+
+
+def _amount(action: str) -> int | None:
+    parts = action.split()
+    return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _numbers(value: Any) -> Iterable[int]:
+    if _integer(value):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _numbers(item)
+
+
+@functools.cache
+def bundled() -> dict[str, tuple[Any, ...]]:
+    """Every value some bundled profile or option gives each knob."""
+    seen: dict[str, list[Any]] = {}
+    for name in variants.all_names():
+        for section, knobs in variants.resolve(name).rules.items():
+            for knob, value in knobs.items():
+                plain = variants.thaw(value)
+                if plain not in seen.setdefault(f"{section}.{knob}", []):
+                    seen[f"{section}.{knob}"].append(plain)
+    return {knob: tuple(values) for knob, values in seen.items()}
+
+
+def value_schema(knob: str) -> dict[str, Any]:
+    section, _, name = knob.partition(".")
+    spec: dict[str, Any] = knob_entry(section, name)["properties"]["value"]
+    return spec
+
+
+def kinds(knob: str) -> list[str]:
+    found = value_schema(knob).get("type", [])
+    return [found] if isinstance(found, str) else list(found)
+
+
+def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
+    """The values tried for a knob, the current one left out: readings first for a number."""
+    spec = value_schema(knob)
+    types = kinds(knob)
+    seen = list(bundled().get(knob, ()))
+    found: list[Any]
+    if "enum" in spec:
+        found = list(spec["enum"])
+    elif "boolean" in types:
+        found = [True, False]
+    elif "integer" in types:
+        found = _integers(knob, spec, current, seen, read)
+    elif "object" in types and isinstance(current, dict):
+        section, _, name = knob.partition(".")
+        found = (read.marriage_values(current) if read and knob == "marriages.values" else []) + seen
+        found += case_knobs.alternatives(section, name, current)
+    elif "array" in types and isinstance(current, list):
+        section, _, name = knob.partition(".")
+        found = seen + case_knobs.alternatives(section, name, current)
+    else:
+        found = seen
+    if "null" in types:
+        found.append(None)
+    unique: list[Any] = []
+    for value in found:
+        if value != current and value not in unique:
+            unique.append(value)
+    return unique
+
+
+def _integers(knob: str, spec: dict[str, Any], current: Any, bundled: list[Any], read: Readings | None) -> list[Any]:
+    low, high = spec.get("minimum", 0), spec.get("maximum", 10**6)
+    numbers = read.for_knob(knob) if read else []
+    numbers += [v for v in bundled if _integer(v)]
+    if _integer(spec.get("default")):
+        numbers.append(spec["default"])
+    if _integer(current):
+        numbers += [current + d for d in ((-1, 1, 2) if current <= 10 else (-10, 10))]
+    return [n for n in numbers if _integer(n) and low <= n <= high]

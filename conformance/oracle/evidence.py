@@ -1,0 +1,150 @@
+"""Evidence for ``thousand fit``: two observation records weighed observation by observation.
+
+An observation is one thing the implementation showed at one step of a case: the legal set
+before the action, the reply to it (acceptance or refusal with class and reason, and its
+events) or one field of the state after it. A rule set is scored by the implementation's
+observations that the reference, playing the same actions under those rules, does not
+reproduce; a case is only a unit for reporting. What the implementation did not show (a
+``skipped`` or ``errored`` reply, the rest of a case after an action it declares
+unsupported) is no evidence: it is counted apart as unchecked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Iterable, Sequence
+
+from conformance.oracle import observe
+
+Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
+
+
+@dataclass(frozen=True)
+class Partial:
+    """What an implementation's ``start`` reply declares it does not support."""
+
+    actions: frozenset[str] = frozenset()
+    state_fields: frozenset[str] = frozenset()
+
+    @classmethod
+    def read(cls, value: Any) -> Partial:
+        if not isinstance(value, dict):
+            return cls()
+
+        def words(key: str) -> frozenset[str]:
+            found = value.get(key)
+            return frozenset(str(w) for w in found) if isinstance(found, list) else frozenset()
+
+        return cls(words("actions"), words("state_fields"))
+
+    def unsupported(self, action: str | None) -> bool:
+        words = (action or "").split()
+        return bool(words) and (words[0] in self.actions or words[-1] in self.actions)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One case under one rule set: the implementation's observations compared."""
+
+    case_id: str
+    checked: int  # observations of the implementation compared with the reference's
+    unchecked: int  # transcript steps the implementation did not show (skipped, errored, unsupported)
+    differing: tuple[observe.Difference, ...]  # the differences on checked observations, in order
+    missed: frozenset[Key]  # the observations that differ
+
+    @property
+    def matches(self) -> bool:
+        return not self.missed
+
+
+def key_of(d: observe.Difference) -> Key:
+    """The observation a difference is about."""
+    if d.kind == "legal":
+        return d.deal, d.step, "legal"
+    if d.kind in ("refusal", "event"):
+        return d.deal, d.step, "reply"
+    if d.kind == "state":
+        return d.deal, d.step, "state." + d.detail.split(".")[1]
+    return d.deal, d.step, d.kind
+
+
+def _observations(step: observe.StepRecord) -> list[Key]:
+    keys = [(step.deal, step.step, "reply")] + [(step.deal, step.step, "state." + name) for name in step.state]
+    return keys + ([(step.deal, step.step, "legal")] if step.legal is not None else [])
+
+
+def _without(step: observe.StepRecord, partial: Partial) -> observe.StepRecord:
+    """A step as far as a partial implementation shows it: the legal set without the actions
+    it declares unsupported, the state without the fields it does not keep."""
+    legal = step.legal
+    if legal is not None and partial.actions:
+        legal = tuple(a for a in legal if not partial.unsupported(a))
+    state = {k: v for k, v in step.state.items() if k not in partial.state_fields} if partial.state_fields else step.state
+    return replace(step, legal=legal, state=state) if legal is not step.legal or state is not step.state else step
+
+
+def transcript_steps(case_steps: int, record: observe.CaseRecord) -> int:
+    """Transcript steps (deals included) the record does not reach because it was cut short."""
+    return max(0, case_steps - len(record.steps)) if record.broken else 0
+
+
+def shown(record: observe.CaseRecord, partial: Partial) -> tuple[observe.CaseRecord, int]:
+    """The part of the implementation's record that is evidence, and how many of its steps
+    are not: a case stops being evidence at the first action declared unsupported (the
+    rest of the case needs it)."""
+    steps: list[observe.StepRecord] = []
+    for step in record.steps:
+        if partial.unsupported(step.action):
+            return observe.CaseRecord(record.case_id, tuple(steps), "skipped: unsupported"), len(record.steps) - len(steps)
+        steps.append(_without(step, partial))
+    return observe.CaseRecord(record.case_id, tuple(steps), record.ended), 0
+
+
+def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, partial: Partial = Partial(),
+          unreached: int = 0) -> Evidence:
+    """The implementation's observations the reference reproduces and those it does not.
+
+    ``implementation`` is the record as ``shown`` cuts it; ``unreached`` its unchecked steps.
+    Where the implementation's record was cut short (skipped, errored, unsupported) the
+    reference's is compared only as far; where the reference left the transcript earlier,
+    every observation the implementation showed after that point differs."""
+    impl_steps = implementation.steps
+    ref = reference
+    if partial.actions or partial.state_fields:
+        ref = replace(reference, steps=tuple(_without(s, partial) for s in reference.steps))
+    if implementation.broken:
+        ref = replace(ref, steps=ref.steps[:len(impl_steps)], ended=implementation.ended)
+    differing = [d for d in observe.compare(ref, implementation) if d.kind != "record" or len(ref.steps) < len(impl_steps)]
+    missed = {key_of(d) for d in differing if d.kind != "record"}
+    for step in impl_steps[len(ref.steps):]:
+        missed.update(_observations(step))
+    checked = sum(len(_observations(step)) for step in impl_steps)
+    return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed))
+
+
+def missed(evidence: Iterable[Evidence]) -> int:
+    """The score of a rule set: observations it fails to reproduce (lower is better)."""
+    return sum(len(e.missed) for e in evidence)
+
+
+def deciding_knobs(d: observe.Difference) -> tuple[str, ...]:
+    """The knobs spec/diagnosis.yaml says decide the observation (those of what it reads after)."""
+    _signature, direct, upstream = observe._diagnosed(d)  # the runner's own lookup, shared with verify
+    return direct + upstream
+
+
+def first_differences(evidence: Evidence) -> list[observe.Difference]:
+    """One difference per differing observation, the first of each."""
+    seen: set[Key] = set()
+    found = []
+    for d in evidence.differing:
+        key = key_of(d)
+        if key not in seen:
+            seen.add(key)
+            found.append(d)
+    return found
+
+
+def count_steps(deals: Sequence[dict[str, Any]]) -> int:
+    """Steps of a case as a record counts them: one for each deal, one for each action."""
+    return sum(1 + len(deal["steps"]) for deal in deals)

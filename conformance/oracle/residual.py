@@ -1,0 +1,130 @@
+"""What no knob explains after ``thousand fit``: root causes as ``thousand verify`` groups them,
+each judged a rule the schema has no knob for, or likely a bug.
+
+A cause is "likely a bug" when the implementation contradicts itself or shows a state no
+game can reach: it refuses an action its own legal set offered, accepts one its legal set
+left out, or counts more card points in the tricks than the deck holds (120). Otherwise the
+same observation differs the same way wherever it occurs, consistently with some rule the
+schema cannot write down: "a rule the schema has no knob for".
+
+The root causes are written as a report of the same shape as ``thousand verify --report``
+(spec/schema/report.schema.json), so that ``thousand fuzz --known`` can leave them out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from conformance.harness import diagnosis, reports
+from conformance.harness.runner import Result
+from conformance.oracle import evidence, observe
+
+DECK_POINTS = 120
+NO_KNOB = "a rule the schema has no knob for"
+BUG = "likely a bug"
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One root cause left over, with the verdict and what shows it."""
+
+    verdict: str  # NO_KNOB or BUG
+    signature: str
+    knobs: tuple[str, ...]
+    cases: tuple[str, ...]
+    observations: int
+    example: str  # the first case that shows it, and where
+    why: str
+
+
+def contradictions(record: observe.CaseRecord) -> list[str]:
+    """Where an implementation's record contradicts itself or reaches an impossible state."""
+    found = []
+    for step in record.steps:
+        where = f"deal {step.deal} step {step.step} ({step.action})"
+        if step.action is not None and step.legal is not None and step.reply.refusal is not None:
+            refused_class = step.reply.refusal[0]
+            if step.action in step.legal and refused_class != "unsupported":
+                found.append(f"{where}: refused an action its own legal set offered")
+        if step.action is not None and step.legal is not None and step.reply.accepted and step.action not in step.legal:
+            found.append(f"{where}: accepted an action its own legal set left out")
+        points = step.state.get("card_points")
+        if isinstance(points, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in points) \
+                and sum(points) > DECK_POINTS:
+            found.append(f"{where}: card points {points} sum to {sum(points)}, more than the deck's {DECK_POINTS}")
+    return found
+
+
+def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, tuple[str, ...]],
+             profile: str) -> list[diagnosis.Failure]:
+    return [diagnosis.Failure(f"{case_id}@{profile}", observe.findings(e.differing), exercised=exercised.get(case_id, ()))
+            for case_id, e in weighed.items() if e.missed]
+
+
+def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
+           exercised: Mapping[str, tuple[str, ...]], profile: str) -> list[Cause]:
+    """The residual's root causes (those of ``diagnosis.groups``), each with its verdict."""
+    found = []
+    for group in diagnosis.groups(failures(weighed, exercised, profile)):
+        case_ids = tuple(run.rsplit("@", 1)[0] for run in group["cases"])
+        shown = [(c, contradictions(records[c])) for c in case_ids if c in records]
+        odd = next(((c, said) for c, said in shown if said), None)
+        if odd is not None:
+            verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
+        else:
+            verdict, why = NO_KNOB, (f"the same difference in {len(case_ids)} case(s), and no joint value of the "
+                                     "knobs that decide it reproduces it")
+        count = sum(len(weighed[c].missed) for c in case_ids)
+        found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
+                           str(group["example"]), why))
+    return found
+
+
+def describe(found: Sequence[Cause], limit: int = 12) -> list[str]:
+    lines = []
+    for number, cause in enumerate(found[:limit], start=1):
+        knobs = ", ".join(cause.knobs[:6]) or "no knob decides it"
+        lines += [f"{number}. {cause.verdict}: {cause.signature} ({len(cause.cases)} case(s), {cause.observations} "
+                  f"observation(s)); knobs looked at: {knobs}",
+                  f"   why: {cause.why}", f"   first: {cause.example}"]
+    if len(found) > limit:
+        lines.append(f"... and {len(found) - limit} more cause(s)")
+    return lines
+
+
+def results(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str], exercised: Mapping[str, tuple[str, ...]],
+            profile: str) -> list[Result]:
+    """One verify-shaped result per case: pass, fail with the residual's findings, or skipped
+    when the implementation showed nothing of the case."""
+    found = []
+    for case_id, e in weighed.items():
+        knobs = exercised.get(case_id, ())
+        if e.missed:
+            findings = [_finding(f) for f in observe.findings(e.differing)]
+            found.append(Result(case_id, titles.get(case_id, ""), profile, "fail", findings[0].message, knobs,
+                                findings=findings))
+        elif e.checked == 0:
+            found.append(Result(case_id, titles.get(case_id, ""), profile, "skipped",
+                                "the implementation showed nothing of this case", knobs))
+        else:
+            found.append(Result(case_id, titles.get(case_id, ""), profile, "pass", "", knobs,
+                                unchecked=("steps",) if e.unchecked else ()))
+    return found
+
+
+def _finding(found: Mapping[str, Any]) -> diagnosis.Finding:
+    where = {k: found[k] for k in ("deal", "step", "action") if found.get(k) is not None}
+    signature = str(found["signature"])
+    check = signature.split("[", 1)[0].split(" ", 1)[0].split(".", 1)[0]
+    return diagnosis.Finding({"event": "events"}.get(check, check), signature, tuple(found["knobs"]),
+                             str(found["message"]), None, None, where, tuple(found.get("upstream") or ()))
+
+
+def report(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str], exercised: Mapping[str, tuple[str, ...]],
+           profile: str, command: Sequence[str], start_reply: dict[str, Any], exit_code: int) -> dict[str, Any]:
+    """The residual as a ``thousand verify --report`` document."""
+    found = results(weighed, titles, exercised, profile)
+    verdict = reports.judge(found, None, [r.case_id for r in found])
+    info = reports.RunInfo(list(command), [profile], start_reply or None, exit_code=exit_code)
+    return reports.json_report(found, verdict, info)

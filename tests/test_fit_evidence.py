@@ -1,0 +1,221 @@
+"""``thousand fit`` on doubles as engines really are: evidence per observation, values read from
+the implementation's replies, coupled knobs searched together, an honest residual and the
+stop rule (no single change still helps). The doubles are the reference under house files
+written here (several knob differences at once, values no bundled profile uses, a bug no
+knob expresses, an action declared unsupported)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+import variants
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.oracle import candidates, evidence, fit, observe
+
+ROOT = Path(__file__).resolve().parent.parent
+PARTIAL = [sys.executable, str(ROOT / "benchmarks" / "partial_engine.py")]
+
+# A maximum bid of 300, which no bundled profile uses: every bid legal set of a player who may
+# bid past 300 under classic (a marriage, classic's ceiling being none) stops at 300 instead.
+CAPPED = """\
+profile: {name}
+title: Classic capped at 300
+status: draft
+summary: The classic rules with no bid or contract above 300.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    max_bid: {{value: 300, ruling: "The test table caps bids at 300."}}
+"""
+# Polish with its marriage ceiling gone and a 300 cap: two auction knobs that decide the same
+# legal sets, and only the pair reproduces them (no ceiling alone lets bids reach 400).
+COUPLED = """\
+profile: {name}
+title: Polish without a ceiling, capped at 300
+status: draft
+summary: Polish, bids limited only by a maximum of 300.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table lets any player bid up to the maximum."}}
+    max_bid: {{value: 300, ruling: "The test table caps bids at 300."}}
+"""
+
+
+def _house(tmp_path: Path, text: str, name: str) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(text.format(name=name), encoding="utf-8")
+    variants.resolve(str(path))  # the double is a valid house profile
+    return path
+
+
+def _fit(profile: str, command: list[str], pattern: str) -> tuple[fit.FitResult, fit.Fitter]:
+    cases = fit.cases_for({profile}, [], [pattern])
+    fitter = fit.Fitter(profile, cases, command)
+    try:
+        return fitter.run(), fitter
+    finally:
+        fitter.close()
+
+
+def _value(rules: fit.Rules, knob: str) -> object:
+    section, _, name = knob.partition(".")
+    return rules[section][name]
+
+
+# --- evidence ----------------------------------------------------------------------------
+
+def _step(step: int, action: str | None, legal: tuple[str, ...] | None, accepted: bool = True,
+          state: dict[str, object] | None = None) -> observe.StepRecord:
+    reply = observe.Reply(True) if accepted else observe.Reply(False, (), ("rules", "bid_too_low"))
+    return observe.StepRecord(1, step, action, legal, reply, state or {"phase": "auction"})
+
+
+def test_each_legal_set_reply_and_state_field_is_one_observation() -> None:
+    ref = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "pass"), state={"phase": "auction", "high_bid": 110})))
+    impl = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "bid 120", "pass"), state={"phase": "auction", "high_bid": 110})))
+    weighed = evidence.weigh(ref, impl)
+    # the deal: reply + phase = 2; the bid: reply, legal, phase, high_bid = 4
+    assert weighed.checked == 6
+    assert weighed.missed == {(1, 1, "legal")}
+    assert weighed.unchecked == 0
+
+
+def test_a_skipped_step_is_unchecked_not_a_difference() -> None:
+    ref = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110",)), _step(2, "pass", ("pass",))))
+    impl = observe.CaseRecord("c", (_step(0, None, None),), "skipped: no auction here")
+    cut, after = evidence.shown(impl, evidence.Partial())
+    weighed = evidence.weigh(ref, cut, evidence.Partial(), evidence.transcript_steps(3, cut))
+    assert weighed.matches and weighed.unchecked == 2 and weighed.checked == 2
+
+
+def test_an_unsupported_action_ends_the_evidence_and_leaves_the_legal_sets() -> None:
+    partial = evidence.Partial.read({"actions": ["give_up"]})
+    impl = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110",)), _step(2, "give_up", ("give_up",))))
+    cut, after = evidence.shown(impl, partial)
+    assert len(cut.steps) == 2 and after == 1
+    ref = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "give_up")), _step(2, "give_up", ("give_up",))))
+    assert evidence.weigh(ref, cut, partial, after).matches  # give_up is not in the implementation's legal set: no difference
+
+
+def test_observations_the_reference_never_reached_all_differ() -> None:
+    ref = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("pass",), accepted=False)), "left_transcript")
+    impl = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "pass")), _step(2, "pass", ("pass",))))
+    weighed = evidence.weigh(ref, impl)
+    assert (1, 1, "reply") in weighed.missed and (1, 1, "legal") in weighed.missed
+    assert {(1, 2, "reply"), (1, 2, "legal"), (1, 2, "state.phase")} <= weighed.missed
+
+
+# --- candidate values --------------------------------------------------------------------
+
+def test_numbers_come_from_what_the_implementation_offered() -> None:
+    read = candidates.Readings()
+    read.add_record(observe.CaseRecord("c", (_step(1, "bid 110", tuple(f"bid {n}" for n in range(110, 305, 5)) + ("pass",)),)))
+    assert 300 in candidates.values("auction.max_bid", 400, read)  # no bundled profile caps at 300
+    assert 5 in candidates.values("auction.bid_step", 10, read)
+    assert set(candidates.values("auction.ceiling", "none")) >= {"marriages_held"}
+    assert None in candidates.values("auction.marriage_needed_above", 120)
+
+
+def test_marriage_values_are_built_from_the_events() -> None:
+    read = candidates.Readings()
+    event = {"type": "marriage_declared", "player": 0, "suit": "S", "points": 80}
+    read.add_record(observe.CaseRecord("c", (observe.StepRecord(1, 9, "play KS marriage", (), observe.Reply(True, (event,)), {}),)))
+    table = {"S": 40, "C": 60, "D": 80, "H": 100}
+    assert {**table, "S": 80} in candidates.values("marriages.values", table, read)
+
+
+# --- the search on doubles -----------------------------------------------------------------
+
+def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Path) -> None:
+    path = _house(tmp_path, CAPPED, "capped")
+    result, _ = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)], "classic/auction/*")
+    assert not result.residual
+    assert fit.changed_knobs(variants.resolve("classic"), result.rules) == ["auction.max_bid"]
+    assert result.rules["auction"]["max_bid"] == 300
+    assert result.accepted[0].observations_fixed > 0
+
+
+def test_coupled_knobs_move_together(tmp_path: Path) -> None:
+    path = _house(tmp_path, COUPLED, "coupled")
+    result, fitter = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)], "polish/auction/*")
+    assert not result.residual
+    assert _value(result.rules, "auction.max_bid") == 300
+    assert _value(result.rules, "auction.ceiling") == "none"
+    _no_single_change_helps(fitter, result)
+
+
+def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:
+    """The stop rule, checked from outside: every single change of a knob that decides a
+    differing observation, to each of its candidate values, on every case."""
+    ids = [case.id for case in fitter.cases]
+    fitter.reference = observe.Pool(REFERENCE_COMMAND, 1, batch=True)
+    try:
+        now = fitter.weigh(result.rules, ids)
+        before = fit._score(now.values())
+        knobs = {k for e in now.values() for d in e.differing for k in evidence.deciding_knobs(d)} & fitter.live(result.rules)
+        for knob in sorted(knobs):
+            for value in fitter._values(knob, result.rules):
+                changed = fit.set_knob(result.rules, [fit.Change(knob, value)])
+                if not fitter.consistent(changed):
+                    continue
+                after = fitter.weigh(changed, ids)
+                breaks = any(now[c].matches and not after[c].matches for c in ids)
+                assert breaks or fit._score(after.values()) >= before, f"{knob}: {value!r} still helps"
+    finally:
+        fitter.reference.close()
+
+
+def test_a_bug_no_knob_expresses_is_the_residual_and_named(tmp_path: Path) -> None:
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_the_mistake
+
+    path = _house(tmp_path, CAPPED, "capped")
+    name = "ten-below-king"  # a card order no knob writes down
+    result, fitter = _fit("classic", [sys.executable, "-m", "mutants.serve", "--rules", str(path), name], "classic/play/*")
+    causes = fit.residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic")
+    assert causes, "the mutant shows on classic's play cases"
+    assert all(names_the_mistake(c.signature, list(c.knobs), CATALOGUE[name].knobs) for c in causes)
+
+
+def test_an_action_declared_unsupported_is_unchecked(tmp_path: Path) -> None:
+    path = _house(tmp_path, CAPPED, "capped")
+    result, _ = _fit("classic", [*PARTIAL, "give_up", "--rules", str(path)], "classic/giving_up/*")
+    assert not result.residual  # what the partial engine does not play is no evidence against any rule
+    assert result.unchecked > 0
+    assert fit.changed_knobs(variants.resolve("classic"), result.rules) == []
+
+
+# --- the command ---------------------------------------------------------------------------
+
+def test_fit_writes_a_valid_house_file_and_a_verify_shaped_report(tmp_path: Path) -> None:
+    path = _house(tmp_path, CAPPED, "capped")
+    out, report = tmp_path / "fitted.yaml", tmp_path / "fit.json"
+    thousand = [sys.executable, "-m", "conformance.cli"]
+    done = subprocess.run([*thousand, "fit", "--profile", "classic", "-k", "classic/auction/*", "--output", str(out),
+                           "--report", str(report), "--", *REFERENCE_COMMAND, "--rules", str(path)],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "max_bid" in out.read_text(encoding="utf-8") and "observation" in out.read_text(encoding="utf-8")
+    assert subprocess.run([*thousand, "validate", str(out)], capture_output=True, timeout=120).returncode == 0
+    document = json.loads(report.read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / "spec" / "schema" / "report.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema)
+    assert document["groups"] == [] and document["exit_code"] == 0
+    checked = subprocess.run([*thousand, "verify", "--rules", str(out), "-k", "classic/auction/*", "--",
+                              *REFERENCE_COMMAND, "--rules", str(path)], capture_output=True, text=True, timeout=600)
+    assert checked.returncode == 0, checked.stdout[-2000:]
+
+
+@pytest.mark.parametrize("argv", [["fit", "--profile", "classic", "--report", "x.json"]])
+def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
