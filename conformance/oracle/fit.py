@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Sequence
 import yaml
 
 import variants
-from conformance.harness import diagnosis, process, reports
+from conformance.harness import diagnosis, process, reports, steps
 from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
@@ -794,6 +794,8 @@ def _fit(args: argparse.Namespace) -> int:
         document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
                                    fitter.start_reply, code)
         reports.write_json(args.report, document)
+    if args.output:
+        print(steps.hunt_step(str(args.output), str(args.report) if args.report else None, command))
     return code
 
 
