@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
-from conformance import fuzz  # noqa: E402
+from conformance.oracle import fuzz  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from mutants.catalogue import CATALOGUE, Mutant  # noqa: E402
 from reference_impl.rules import Rules  # noqa: E402

@@ -39,7 +39,8 @@ VERIFY = [sys.executable, "-c", "import sys; from conformance.cli import main; s
 # verify as it is when verify_cli passes its -k selection to discover(select=...): the call
 # is wrapped here so the figure can be measured before that one-line change is merged.
 VERIFY_SELECT = [sys.executable, "-c", (
-    "import sys; from conformance import cli, runner, transcripts, verify_cli\n"
+    "import sys; from conformance import cli; from conformance.cli import verify as verify_cli\n"
+    "from conformance.harness import runner; from conformance.corpus import transcripts\n"
     "include = [sys.argv[sys.argv.index('-k') + 1]]\n"
     "verify_cli.discover = lambda roots: transcripts.discover(roots, select=lambda i: runner.case_selected(i, include, []))\n"
     "sys.exit(cli.main(sys.argv[1:]))"), "verify"]

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from conformance import runner  # noqa: E402
+from conformance.harness import runner  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover  # noqa: E402
 from conformance.cli.verify import resolve_document  # noqa: E402
 

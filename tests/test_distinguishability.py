@@ -32,9 +32,9 @@ import pytest
 from case_knobs import in_process
 
 import variants
-from conformance import fit
-from conformance.runner import DEFAULT_MATCH_STATE
-from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from conformance.oracle import fit
+from conformance.harness.runner import DEFAULT_MATCH_STATE
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from variants.checks import CONSISTENCY_CHECKS
 
 PROFILES = ("gambler-club", "repino-2013", "polish", "polish-tournament", "skill-games", "classic")
