@@ -39,6 +39,7 @@ def main() -> None:
         request = json.loads(line)
         seq, command = request.get("seq"), request.get("cmd")
         reply = server.handle_line(line)
+        reply.pop("extensions", None)  # it misbehaves request by request: no batch of them
         if command == "apply":
             applies += 1
         moment = applies == when
