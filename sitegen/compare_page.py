@@ -40,6 +40,7 @@ QUESTIONS = {
     "talon.shown": "When the talon is shown to everyone.",
     "giving_up.moment": "When the declarer may give up.",
     "talon.contract_ceiling": "What limits a raised contract.",
+    "play.may_trump_instead": "May a player holding the suit led trump instead of following?",
     "giving_up.half_bid_rounding": "How half the bid is rounded when a give-up pays half.",
     "marriages.declaration": "How a marriage is declared.",
     "bolts.every": "Which bolt costs the penalty (every N-th).",

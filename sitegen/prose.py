@@ -92,7 +92,7 @@ SENTENCES: dict[str, Sentence] = {
     "talon.shown_from_bid": lambda v, r: f"When the talon's showing depends on the bid, it is shown from a winning bid of {v}.",
     "talon.contract_raise": _yes_no("The declarer may raise the contract above the winning bid.", "The contract is the winning bid; no raise."),
     "talon.contract_ceiling": _choice(
-        auction="A raise obeys the limits of the auction (the marriage rule and the marriages held).",
+        auction="A raise obeys the limits of the auction: the marriage rule, the ceiling and the maximum bid.",
         none="A raise is limited only by the maximum bid: the marriage rule and the marriages held limit bids only.",
     ),
     "talon.contract_ceiling_hand": _choice(
