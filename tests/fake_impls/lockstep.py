@@ -39,8 +39,7 @@ def main() -> None:
         request = json.loads(line)
         seq, command = request.get("seq"), request.get("cmd")
         reply = server.handle_line(line)
-        if command == "start":  # an engine, not the reference: no extension, so it is driven step by step
-            reply.pop("extensions", None)
+        reply.pop("extensions", None)  # it misbehaves request by request: no batch of them
         if command == "apply":
             applies += 1
         moment = applies == when
