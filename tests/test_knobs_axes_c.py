@@ -11,7 +11,7 @@ from test_engine_knobs import refusal
 from test_engine_support import engine, play_all
 
 from reference_impl import MatchState
-from reference_impl.cards import cards
+from reference_impl.cards import cards, mask_of
 
 # Seat 0 holds the hearts marriage (ceiling 120 + 100 = 220); no other marriage in any hand.
 HEARTS = ([cards("AH 10H KH QH AS 10S AC"), cards("KS JS 9S 10C KC JC 9C"), cards("QC AD 10D KD JD QS 9D")], cards("QD JH 9H"))
@@ -83,7 +83,7 @@ def test_a_trump_instead_keeps_the_duty_to_overtrump(overtrump: bool, legal: lis
     follow with 10S or trump instead, with a trump above JH only where must_overtrump."""
     state = dealt(TRUMP_HELD, play={"may_trump_instead": True, "must_overtrump": overtrump})
     play_all(state, TO_TRICK_3 + ["play JH"])
-    state.hands[2] = cards("10S 10H 9H AC 10C KC")
+    state.hands[2] = mask_of(cards("10S 10H 9H AC 10C KC"))
     assert sorted(state.legal_actions()) == legal
     if overtrump:
         assert refusal(state, "play 9H") == "must_overtrump"

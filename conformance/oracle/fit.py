@@ -498,7 +498,10 @@ class Fitter:
         for record in accepted:
             for change in record.changes:
                 example = record.example.split(" ")[0]
-                for value in self._values(change.knob, rules)[:EQUIVALENTS_TRIED]:
+                tried = self._values(change.knob, rules)
+                # the rule switched off first: it is the plainest of equal values
+                tried = ([None] if None in tried else []) + [v for v in tried if v is not None][:EQUIVALENTS_TRIED]
+                for value in tried:
                     other = set_knob(rules, [Change(change.knob, value)])
                     if not self.consistent(other) or self.weigh(other, [example])[example].missed != final[example].missed:
                         continue  # the example tells them apart at once
