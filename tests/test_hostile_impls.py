@@ -153,7 +153,7 @@ def test_an_implementation_that_does_not_exist_is_one_message_and_exit_4(tmp_pat
 
 def test_profiles_given_as_a_string_is_a_start_error(tmp_path: Path) -> None:
     run = verify(tmp_path, "profiles_string")
-    assert run.code == 4 and "'profiles' must be \"any\" or a list" in run.err
+    assert run.code == 4 and "'profiles' must be \"any\", \"own\" or a list" in run.err
     assert_clean(run)
 
 

@@ -34,7 +34,7 @@ def run_two_cases(tmp_path: Path, mode: str, validate: bool = False) -> list[run
     ("wrong_seq", "error", "seq"),
     ("close_stdout", "error", "closed its output before replying to 'match'"),
     ("exit_silently", "error", "exited with code 0"),
-    ("schema_invalid", "error", "'actions'"),
+    ("schema_invalid", "error", '"actions"'),
 ])
 def test_a_misbehaving_implementation_is_classified(tmp_path: Path, mode: str, outcome: str, words: str) -> None:
     results = run_two_cases(tmp_path, mode)
