@@ -34,7 +34,7 @@ from conformance.oracle import house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
 from conformance.harness.process import Answer, Posted, ProtocolFailure
-from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, _short, equal
 from conformance.corpus.transcripts import TranscriptError, load
 
 RANKS, DECK = positions.RANKS, positions.DECK
@@ -659,7 +659,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
                         + (f", a position built for one rule: {divergence.scenario.position}" if divergence.scenario.position else "")
                         + f") and shrunk; every expected value "
                         f"is the reference's under {profile}. First divergence: {first.where()}: "
-                        f"reference {first.expected!r:.200}, implementation {first.actual!r:.200}."),
+                        f"reference {_short(first.expected, 200)}, implementation {_short(first.actual, 200)}."),
         "profiles": [profile], "knobs": [], "generated": True,
         "match": divergence.scenario.match, "deals": deals,
     }
@@ -957,7 +957,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | 
         if failed(found.divergence):
             lines.append(f"     the implementation broke the protocol at {first.at}: {first.actual}")
         else:
-            lines.append(f"     reference {first.expected!r:.150}, implementation {first.actual!r:.150}")
+            lines.append(f"     reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}")
         if found.knobs:
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
         if found.divergence.scenario.position:
