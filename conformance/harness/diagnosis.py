@@ -239,8 +239,7 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
         if fields:
             direct: list[str] = []
             upstream: list[str] = []
-            # the narrowest field first: its knobs decide (points decide deltas and scores too)
-            for name in sorted(fields, key=lambda f: len(knobs_for("event", kind, f)) or math.inf):
+            for name in fields:
                 own, above = decided("event", kind, name)
                 direct += [k for k in own if k not in direct]
                 upstream += [k for k in above if k not in upstream]
@@ -319,32 +318,26 @@ def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
 
 
 def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
-    """Runs that name knobs, split greedily by the knob that decides the most of them.
+    """Runs that name knobs, split greedily by the knob that explains the most of them.
 
     The same broken rule shows through several checks (a missing ``barrel_left`` event in one
-    transcript, ``state.scores`` in another that only checks scores); the knobs that decide
-    those checks meet in the rule, so the knob deciding most runs gathers them into one cause.
-    Only a knob that decides a run's check gathers it, never one that decides only what the
-    check reads (the deal's score behind a missing bolt or dump event): else one broken score
-    would swallow every rule that moves it (issue 22). Among knobs that decide as many runs,
-    the one most of their cases exercise (their suspects), then the one they name anywhere
-    most often gathers them.
+    transcript, ``state.scores`` in another that only checks scores); the knobs of those
+    checks meet in the rule, so the knob shared by most runs gathers them into one cause.
+    Among knobs that reach as many runs, the one most of their cases exercise (their
+    suspects), then the one that decides most of their checks directly (not only what the
+    checks read) gathers them.
     """
     pending = list(runs)
     found: list[list[_Run]] = []
     while pending:
-        reach = Counter(k for r in pending for k in set(_deciding(r)))
-        suspected = Counter(k for r in pending for k in set(r.suspects) if k in _deciding(r))
-        named = Counter(k for r in pending for k in set(r.knobs))
-        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -named[k], k))
-        found.append([r for r in pending if knob in _deciding(r)])
-        pending = [r for r in pending if knob not in _deciding(r)]
+        reach = Counter(k for r in pending for k in set(r.knobs))
+        suspected = Counter(k for r in pending for k in set(r.suspects))
+        direct = Counter(k for r in pending for k in set(r.direct))
+        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -direct[k], k))
+        members = [r for r in pending if knob in r.knobs]
+        found.append(members)
+        pending = [r for r in pending if knob not in r.knobs]
     return found
-
-
-def _deciding(run: _Run) -> tuple[str, ...]:
-    """The knobs that decide a run's check: its direct ones (the upstream ones when it has none)."""
-    return run.direct or run.upstream
 
 
 def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, int]) -> list[str]:
@@ -378,8 +371,7 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]
     common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
     head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
     example = next(r for r in members if r.signature == head)
-    # a knob that decides no check of the example would send the reader to the wrong rule
-    knobs = [k for k in _shared_knobs(members, head, passed) if k in example.knobs]
+    knobs = _shared_knobs(members, head, passed)
     return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
             "checks": [{"signature": s, "count": checks[s]} for s in ranked],
             "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}

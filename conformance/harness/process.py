@@ -31,9 +31,10 @@ STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
 STDERR_TAIL_BYTES = 4 * 1024  # at most this much of it shown with one failure
 PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 # A legal set or an event list longer than this is a protocol error: the largest real one is
-# a few dozen (every bid, every give of two cards), and every comparison and diagnosis of a
-# set is then bounded however large a set the implementation sends.
-MAX_LIST = 1000
+# a few hundred (every bid up to a far maximum, every give of two cards), an engine that
+# ignores its maximum may offer a few thousand (a rule mistake, to be diagnosed as one), and
+# every comparison and diagnosis of a set is then bounded however large a set is sent.
+MAX_LIST = 10_000
 _LISTS = {"legal": "actions", "apply": "events", "deal": "events"}
 
 
