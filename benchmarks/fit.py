@@ -36,6 +36,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import subprocess
 import sys
@@ -54,8 +55,18 @@ from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript,
 PROFILES = ("polish", "classic", "skill-games", "gambler-club", "repino-2013", "polish-tournament")
 
 
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+# (profile, knob, value in JSON) of values that play as the profile's own on every deal
+# (spec/equivalent-values.yaml): a secret change to one of them changes nothing to find.
+SAME_PLAY = {(e.profile, e.knob, _json(e.value)) for e in variants.load_equivalents()}
+
+
 def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, list[fit.Change], Path]:
-    """A consistent house file: 1 to 4 single-knob changes, each among the knobs that apply."""
+    """A consistent house file: 1 to 4 single-knob changes, each among the knobs that apply,
+    none to a value that plays as the profile's own on every deal."""
     while True:
         profile_name = rng.choice(PROFILES)
         profile = variants.resolve(profile_name)
@@ -65,9 +76,14 @@ def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, li
             knobs = [k for k in fit.applying_knobs(profile, rules) if k not in {c.knob for c in changes}]
             knob = rng.choice(knobs)
             section, _, key = knob.partition(".")
-            change = fit.Change(knob, rng.choice(fit.knob_domain(knob, rules[section][key])))
+            drawn = [v for v in fit.knob_domain(knob, rules[section][key]) if (profile_name, knob, _json(v)) not in SAME_PLAY]
+            if not drawn:
+                continue
+            change = fit.Change(knob, rng.choice(drawn))
             changes.append(change)
             rules = fit.set_knob(rules, [change])
+        if not changes:
+            continue
         path = folder / name / f"{name}.yaml"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(fit.house_yaml(profile, rules, [], name, "a secret table"), encoding="utf-8")

@@ -15,8 +15,8 @@ nothing and are skipped.
 Each option (``name+option``) is held to the same for the knobs it sets: every other value
 of them plays differently on some case of the option.
 
-Every gap is either closed by a case or listed in ALLOWED with the reason no deal can show
-it. Knobs that are inert under a profile (``x-applies-when``: bolts knobs where bolts are
+Every gap is either closed by a case or listed in spec/equivalent-values.yaml with the
+reason no deal can show it. Knobs that are inert under a profile (``x-applies-when``: bolts knobs where bolts are
 off) are out of scope: no deal of that profile can show them. Cost: the 6 profiles with
 about 1,000 values and the options with about 130, one record per case and value until
 the first difference (cases whose ``knobs`` name the knob are tried first), in-process.
@@ -40,33 +40,8 @@ from variants.checks import CONSISTENCY_CHECKS
 PROFILES = ("gambler-club", "repino-2013", "polish", "polish-tournament", "skill-games", "classic")
 OPTIONS = tuple(name for name in variants.all_names() if "+" in name)
 
-_CEILING_400 = ("bids and raises stop at the ceiling, 120 plus the marriages held, at most 120 + 40 + 60 + 80 + 100 = 400 "
-                "(four aces are not scored): a maximum above 400 never binds")
-_LEAST_BID = "no bid is below the opening bid of 100, so a least bid of 100 on the barrel never binds"
-_FORCED_100 = "the opener's first bid is exactly 100 (auction.opening forced), so the auction stands at 100 before any higher bid"
-_LAST_TRICKS = ("a declaration needs the king and the queen in hand, and before the eighth trick each player holds one card: "
-                "no declaration can come after the seventh trick")
-_BARREL_120 = ("from the barrel at 880 only a contract of 120 or more reaches 1000, so a least contract below 120 never "
-               "decides a win; nobody wins from below the barrel")
-_TARGET_FROM_BARREL = ("a win comes only from the barrel at 880 with a made contract of at least 120 (880 + 120 = 1000, past "
-                       "980 and 990 alike); no score jumps over the barrel and defenders cannot win")
-_THREE_SEATS = "three players: never more than three sit on the barrel, so a limit of 3 never binds"
-
 # "profile knob=value" (the value in JSON) -> why no deal of that profile can show it.
-ALLOWED: dict[str, str] = {
-    **{f"{profile} auction.max_bid={value}": _CEILING_400
-       for profile in ("gambler-club", "repino-2013", "polish", "polish-tournament", "skill-games") for value in (410, 420)},
-    **{f"{profile} auction.barrel_min_bid=100": _LEAST_BID for profile in ("gambler-club", "repino-2013", "skill-games", "classic")},
-    **{f"{profile} auction.stop_at=100": _FORCED_100 for profile in ("polish", "polish-tournament", "skill-games")},
-    **{f"{profile} marriages.last_trick={value}": _LAST_TRICKS for profile in PROFILES for value in (7, 8)},
-    **{f"{profile} barrel.min_contract={value}": _BARREL_120
-       for profile in ("gambler-club", "repino-2013", "skill-games", "classic") for value in (100, 110)},
-    **{f"{profile} match_end.target={value}": _TARGET_FROM_BARREL
-       for profile in ("gambler-club", "repino-2013", "skill-games") for value in (980, 990)},
-    "classic barrel.max_occupants=3": _THREE_SEATS,
-    "classic+no-contract-step giving_up.moment=\"either\"": ("without a contract step there is no contract phase, so a "
-                                                              "give-up at either moment is one before giving cards"),
-}
+ALLOWED: dict[str, str] = {item.label: item.reason for item in variants.load_equivalents()}
 
 Step = tuple[Any, ...]
 

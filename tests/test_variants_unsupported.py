@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import variants
 from variants import ProfileError, load_axes
 from variants.schema import rule_sections
 
@@ -50,3 +51,25 @@ def test_an_axis_without_knobs_needs_a_reason(tmp_path: Path) -> None:
     path.write_text("axes:\n  - axis: Something\n    supported: false\n", encoding="utf-8")
     with pytest.raises(ProfileError, match="needs 'supported: false' and a 'reason'"):
         load_axes(path)
+
+
+def test_equivalent_values_table_reads() -> None:
+    """spec/equivalent-values.yaml: every entry names a knob, a profile and its reason."""
+    found = variants.load_equivalents()
+    assert found and all(item.reason for item in found)
+    assert "classic marriages.last_trick=7" in {item.label for item in found}
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("equivalent: 3\n", "a list 'equivalent'"),
+    ("equivalent:\n  - {knob: auction.nope, values: [1], profiles: [classic], reason: x}\n", "no such knob 'auction.nope'"),
+    ("equivalent:\n  - {knob: auction.max_bid, values: [410], profiles: [nowhere], reason: x}\n", "no such profile or option 'nowhere'"),
+    ("equivalent:\n  - {knob: auction.max_bid, values: [], profiles: [classic], reason: x}\n", "non-empty list"),
+    ("equivalent:\n  - {knob: auction.max_bid, values: [410], profiles: [classic]}\n", "exactly 'knob'"),
+])
+def test_equivalent_values_table_refuses_bad_entries(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "equivalent-values.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(variants.ProfileError) as caught:
+        variants.load_equivalents(path)
+    assert expected in str(caught.value) and "equivalent-values.yaml" in str(caught.value)

@@ -1,0 +1,65 @@
+"""Knob values that play as a profile's own on every deal (spec/equivalent-values.yaml)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from spec import SPEC_DIR
+from variants.errors import ProfileError
+from variants.loader import Position, load_yaml_file
+from variants.resolve import all_names
+from variants.schema import rule_sections
+
+EQUIVALENTS_FILE = SPEC_DIR / "equivalent-values.yaml"
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """One value of a knob that no deal of the profile can tell from the profile's own value."""
+
+    profile: str  # a profile or ``profile+option``
+    knob: str  # section.knob
+    value: Any
+    reason: str
+
+    @property
+    def label(self) -> str:
+        """``profile knob=value``, the value in JSON (as tests and reports name it)."""
+        return f"{self.profile} {self.knob}={json.dumps(self.value, sort_keys=True)}"
+
+
+def load_equivalents(path: Path = EQUIVALENTS_FILE) -> list[Equivalent]:
+    """Read and check the table; one Equivalent per profile and value."""
+    data, marks = load_yaml_file(path)
+    file = str(path)
+    if not isinstance(data, dict) or not isinstance(data.get("equivalent"), list):
+        raise ProfileError(file, "expected a mapping with a list 'equivalent'", line=1, column=1)
+    found: list[Equivalent] = []
+    for index, item in enumerate(data["equivalent"]):
+        found += _entry(item, index, file, marks.of_value(("equivalent", index)))
+    return found
+
+
+def _entry(item: object, index: int, file: str, pos: Position) -> list[Equivalent]:
+    def fail(message: str) -> ProfileError:
+        return ProfileError(file, message, line=pos.line, column=pos.column, path=f"equivalent[{index}]")
+
+    if not isinstance(item, dict) or set(item) != {"knob", "values", "profiles", "reason"}:
+        raise fail("expected a mapping with exactly 'knob', 'values', 'profiles' and 'reason'")
+    section, _, knob = str(item["knob"]).partition(".")
+    if knob not in rule_sections().get(section, []):
+        raise fail(f"no such knob {item['knob']!r}")
+    if not isinstance(item["values"], list) or not item["values"]:
+        raise fail("expected 'values' to be a non-empty list of the knob's values")
+    if not isinstance(item["profiles"], list) or not all(isinstance(p, str) for p in item["profiles"]):
+        raise fail("expected 'profiles' to be a list of profile names")
+    unknown = [p for p in item["profiles"] if p not in all_names()]
+    if unknown:
+        raise fail(f"no such profile or option {unknown[0]!r}")
+    if not isinstance(item["reason"], str) or not item["reason"].strip():
+        raise fail("expected 'reason' to say why no deal can show the difference")
+    return [Equivalent(profile, str(item["knob"]), value, item["reason"])
+            for profile in item["profiles"] for value in item["values"]]
