@@ -20,7 +20,7 @@ from typing import Any, Iterable, Sequence
 
 import variants
 from conformance.oracle import knobs as case_knobs
-from conformance.oracle import observe
+from conformance.oracle import evidence, observe
 from variants.schema import knob_entry
 
 # Integer knobs whose values are bid or contract amounts: read from the legal sets.
@@ -42,6 +42,12 @@ class Readings:
     steps: collections.Counter[int] = field(default_factory=collections.Counter)
     marriages: dict[str, collections.Counter[int]] = field(default_factory=dict)  # suit -> points added
     numbers: collections.Counter[int] = field(default_factory=collections.Counter)  # in differing values, and their distances
+    # the same, by knob deciding the differing observation: on an engine with many differences
+    # the commonest numbers overall are score deltas, and a bolt penalty of 100 never makes them
+    decided: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # reference's number -> the implementation's numbers in its place: where the reference
+    # showed a knob's own value (a bolt penalty of 120), what the engine showed instead
+    replaced: dict[int, collections.Counter[int]] = field(default_factory=dict)
     aces: collections.Counter[int] = field(default_factory=collections.Counter)  # points four aces added
 
     def add_record(self, record: observe.CaseRecord) -> None:
@@ -73,19 +79,29 @@ class Readings:
         if d.kind in ("state", "event"):
             mine = list(_numbers(d.actual))
             theirs = list(_numbers(d.expected))
-            self.numbers.update(mine)
+            read = collections.Counter(mine)
             if len(mine) == len(theirs):
-                self.numbers.update(abs(a - b) for a, b in zip(mine, theirs) if a != b)
+                read.update(abs(a - b) for a, b in zip(mine, theirs) if a != b)
+                for a, b in zip(mine, theirs):
+                    if a != b:
+                        self.replaced.setdefault(b, collections.Counter())[a] += 1
+            self.numbers.update(read)
+            for knob in evidence.deciding_knobs(d):
+                self.decided.setdefault(knob, collections.Counter()).update(read)
 
-    def for_knob(self, knob: str) -> list[int]:
+    def for_knob(self, knob: str, current: Any = None) -> list[int]:
         if knob in AMOUNT_KNOBS:
             found = self.amounts
         elif knob in STEP_KNOBS:
             found = self.steps
         elif knob == "marriages.four_aces" and self.aces:
             found = self.aces
-        else:
-            found = self.numbers
+        else:  # what stood in the knob's own value's place, what the observations it decides
+            # showed, then the commonest overall
+            found = collections.Counter()
+            ranked = [n for n, _c in self.replaced.get(current, found).most_common(READINGS)] if _integer(current) else []
+            ranked += [n for n, _c in self.decided.get(knob, found).most_common(READINGS) if n not in ranked]
+            return ranked + [n for n, _c in self.numbers.most_common(READINGS) if n not in ranked]
         return [n for n, _count in found.most_common(READINGS)]
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
@@ -179,7 +195,7 @@ def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
 
 def _integers(knob: str, spec: dict[str, Any], current: Any, bundled: list[Any], read: Readings | None) -> list[Any]:
     low, high = spec.get("minimum", 0), spec.get("maximum", 10**6)
-    numbers = read.for_knob(knob) if read else []
+    numbers = read.for_knob(knob, current) if read else []
     numbers += [v for v in bundled if _integer(v)]
     if _integer(spec.get("default")):
         numbers.append(spec["default"])
