@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+import time
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 import variants
 from conformance.oracle import fuzz
@@ -100,7 +105,7 @@ def test_fuzz_of_the_reference_against_itself_plays_out_and_finds_nothing() -> N
         asked.append("playout")
         return played_out(*args)
 
-    pair.played_out = counted  # type: ignore[method-assign]
+    setattr(pair, "played_out", counted)
     try:
         for trial in range(12):
             _, divergence = fuzz.random_trial(pair, "classic", CLASSIC, "7", trial)
@@ -108,3 +113,20 @@ def test_fuzz_of_the_reference_against_itself_plays_out_and_finds_nothing() -> N
     finally:
         pair.close()
     assert asked  # the random trials' deals went through playout
+
+
+@pytest.mark.parametrize(("mode", "said"), [
+    ("errored", "out of memory, says the fake"),
+    ("huge", "lists 20000 actions"),
+    ("short", "replies to"),
+    ("hang", "no reply to 'batch' within 2 s"),
+])
+def test_an_implementation_broken_in_its_batch_replies_is_reported_broken(mode: str, said: str) -> None:
+    command = [sys.executable, str(Path(__file__).resolve().parent / "fake_impls" / "batch_hostile.py"), mode]
+    started = time.monotonic()
+    outcome = fuzz.fuzz(command, "classic", CLASSIC, 20, "3", timeout=2.0)
+    # broken mid-deal: a finding that says so (exit 4); broken before the first action: the run's error
+    told = (str(outcome.findings[0].divergence.differences[0].actual)
+            if outcome.findings and fuzz.failed(outcome.findings[0].divergence) else outcome.error)
+    assert said in told and (outcome.findings or told.startswith("the implementation broke the protocol")), outcome
+    assert time.monotonic() - started < 120

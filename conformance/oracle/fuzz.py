@@ -8,7 +8,10 @@ a kind), played with legal actions biased to what shows a rule (low bids and con
 amounts the rules name, passing, giving up, declaring, side suits led after a trump is set,
 each seat's play style) and, now and then, a random illegal one. The implementation and the
 reference (a subprocess, never imported) play in lockstep; after every action the legal sets, the
-replies (refusal class and reason, events) and the states are compared. The first
+replies (refusal class and reason, events) and the states are compared. A random trial's deal
+is played by the reference alone in one request where it declares the ``playout`` extension
+(its actions chosen by the rule docs/protocol.md writes out, with the same biases), and the
+implementation then gets those actions (see ``Pair.played_out``). The first
 divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
 the simplest match state) and saved as a schema-valid transcript holding the reference's
 values, which passes against the reference and fails against the implementation.
@@ -303,7 +306,7 @@ class Pair:
             if not (isinstance(actions, list) and all(isinstance(a, str) for a in actions)):
                 raise ProtocolFailure("playout reply: expected 'actions', a list of action strings")
             requests = observe.turn_requests(None, deal) + [r for a in actions for r in observe.turn_requests(a)]
-            want = [reply for _, reply in batch.unpacked([c for c, _ in requests], answer.reply, PLAYOUT)]
+            want = [reply for _, reply in batch.unpacked([c for c, _ in requests], answer.reply, PLAYOUT, False)]
             if len(want) != len(requests) or "errored" in want[-1]:
                 raise ProtocolFailure(f"playout: {want[-1].get('errored') if want else 'no reply'}")
         except (ProtocolFailure, observe.Skipped) as exc:
@@ -442,7 +445,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
 
         def chosen(action: str, deal: Deal = deal, actions: list[str] = actions) -> None:
             actions.append(action)
-            played[-1] = replace(deal, actions=tuple(actions))
+            played[-1] = Deal(deal.dealer, deal.hands, deal.talon, tuple(actions))
 
         turns = (pair.played_out(plain, playout.fields(), chosen)
                  if playout is not None and tolerate is None and pair.plays_out()
