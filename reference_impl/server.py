@@ -24,13 +24,16 @@ import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
+from . import playout
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
-EXTENSIONS = ["batch"]  # declared in the start reply (docs/protocol.md "Extensions")
+EXTENSIONS = ["batch", "playout"]  # declared in the start reply (docs/protocol.md "Extensions")
 BATCHED = ("match", "deal", "legal", "apply", "state")  # the commands a batch may carry
+ENDED = ("deal_over", "match_over")  # a playout stops at these phases
+MAX_ACTIONS = 1000  # the most actions one playout may be asked to choose
 MAX_DOCUMENTS = 256  # rules kept by document key, the least recently used dropped first
 # What ``start`` declares: "any", or the list of profiles given with --declare (an engine that
 # plays a few named rule sets declares them so; two of the public adapters do).
@@ -133,6 +136,7 @@ class Server:
             "apply": self.apply,
             "state": self.observe,
             "batch": self.batch,
+            "playout": self.playout,
             "stop": self.stop,
         }
 
@@ -235,10 +239,6 @@ class Server:
     def observe(self, request: Mapping[str, Any]) -> dict[str, Any]:
         return {"state": self._match().observation()}
 
-    def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        self.stopped = True
-        return {"ok": True}
-
     def batch(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Every request of ``requests`` in order, their replies in one list; the first
         ``errored`` reply is the last (nothing after it is carried out). With ``states:
@@ -247,23 +247,81 @@ class Server:
         requests = request.get("requests")
         if not isinstance(requests, list):
             raise ProtocolError(f"batch: expected 'requests', a list of requests, got {_excerpt(requests)}")
-        mode = request.get("states", "full")
-        if mode not in ("full", "changes"):
-            raise ProtocolError(f"batch: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
+        replies = _Replies(request, "batch")
         handlers = {name: self.handlers[name] for name in BATCHED}
-        replies: list[dict[str, Any]] = []
-        previous: dict[str, Any] | None = None
         for item in requests:
             reply = self._answer(item, handlers) if isinstance(item, dict) else {"errored": {"message": "batch: a request must be an object"}}
-            if mode == "changes" and "state" in reply:
-                state = reply["state"]
-                if previous is not None:
-                    reply = {"changes": {name: value for name, value in state.items() if previous.get(name) != value}}
-                previous = state
-            replies.append(reply)
-            if "errored" in reply:
+            if not replies.add(reply):
                 break
-        return {"replies": replies}
+        return {"replies": replies.replies}
+
+    def playout(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``playout`` extension: ``deal`` dealt, then actions chosen by the rule of
+        docs/protocol.md (``reference_impl.playout``) until the deal ends, no action is legal
+        or ``max_actions`` were chosen; the replies of the requests that amounts to (``deal``,
+        ``state``, ``legal``, then ``apply``, ``state``, ``legal`` per action) as ``batch``
+        gives them, and the actions chosen."""
+        state = self._match()
+        deal, seed, styles = request.get("deal"), request.get("seed"), request.get("styles")
+        favoured, most = request.get("favoured", []), request.get("max_actions")
+        if not isinstance(deal, Mapping):
+            raise ProtocolError(f"playout: expected 'deal', an object {{dealer, hands, talon}}, got {_excerpt(deal)}")
+        if type(seed) is not int or not 0 <= seed <= MAX_INT:
+            raise ProtocolError(f"playout: 'seed' must be an integer from 0 to {MAX_INT}, got {_excerpt(seed)}")
+        if not (isinstance(styles, list) and len(styles) == 3 and all(style in playout.STYLES for style in styles)):
+            raise ProtocolError(f"playout: 'styles' must list 3 of {', '.join(playout.STYLES)}, got {_excerpt(styles)}")
+        if not (isinstance(favoured, list) and all(type(n) is int for n in favoured)):
+            raise ProtocolError(f"playout: 'favoured' must be a list of integers, got {_excerpt(favoured)}")
+        if type(most) is not int or not 0 <= most <= MAX_ACTIONS:
+            raise ProtocolError(f"playout: 'max_actions' must be an integer from 0 to {MAX_ACTIONS}, got {_excerpt(most)}")
+        chooser = playout.Chooser(seed, styles, favoured)
+        replies = _Replies(request, "playout")
+        actions: list[str] = []
+        dealt = self._answer({**deal, "cmd": "deal"}, self.handlers)
+        if replies.add(dealt):
+            observed = state.observation()
+            legal = state.legal_actions()
+            replies.add({"state": observed})
+            replies.add({"actions": legal})
+            while len(actions) < most and observed["phase"] not in ENDED:
+                action = chooser.choose(sorted(legal), observed)
+                if action is None:
+                    break
+                actions.append(action)
+                if not replies.add(self._answer({"cmd": "apply", "action": action}, self.handlers)):
+                    break
+                observed = state.observation()
+                legal = state.legal_actions()
+                replies.add({"state": observed})
+                replies.add({"actions": legal})
+        return {"actions": actions, "replies": replies.replies}
+
+    def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        self.stopped = True
+        return {"ok": True}
+
+
+class _Replies:
+    """The replies of a ``batch`` or ``playout``, state replies after the first as their
+    changed fields only when the request asks for ``states: "changes"``."""
+
+    def __init__(self, request: Mapping[str, Any], command: str) -> None:
+        mode = request.get("states", "full")
+        if mode not in ("full", "changes"):
+            raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
+        self.changes = mode == "changes"
+        self.replies: list[dict[str, Any]] = []
+        self.previous: dict[str, Any] | None = None
+
+    def add(self, reply: dict[str, Any]) -> bool:
+        """Keep ``reply``; False when it is ``errored`` (the last one)."""
+        if self.changes and "state" in reply:
+            state = reply["state"]
+            if self.previous is not None:
+                reply = {"changes": {name: value for name, value in state.items() if self.previous.get(name) != value}}
+            self.previous = state
+        self.replies.append(reply)
+        return "errored" not in reply
 
 
 def read_lines(stream: BinaryIO | TextIO, before_wait: Callable[[], None] = lambda: None) -> Iterator[str | bytes | None]:

@@ -162,6 +162,13 @@ def test_three_seats_near_the_barrel_arrive_at_once_now_and_then(pair: fuzz.Pair
     ("must-overtrump-missing", "classic+overtrump-declarer-only", "1"),
 ])
 def test_a_mutant_that_needs_a_position_is_found_by_the_default_run(mutant: str, profile: str, seed: str,
-                                                                    tmp_path: Path) -> None:
-    outcome = found_and_told_apart(mutant, profile, seed, 200, tmp_path)
+                                                                    tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    outcome = found_and_told_apart(mutant, profile, seed, 200, tmp_path / "default")
+    assert outcome.divergence is not None
+    if not outcome.divergence.scenario.position:
+        # random play (its deals chosen by the reference's playout rule) met it first: the
+        # positions alone must still find it within the same budget
+        monkeypatch.setattr(fuzz, "POSITION_SHARE", 1.0)
+        outcome = found_and_told_apart(mutant, profile, seed, 200, tmp_path / "positions")
     assert outcome.divergence is not None and outcome.divergence.scenario.position  # found in a position built for it

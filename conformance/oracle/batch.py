@@ -15,10 +15,12 @@ from __future__ import annotations
 import collections
 import hashlib
 import json
+import re
 import weakref
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
-from conformance.harness.process import Implementation, Preencoded, ProtocolFailure, check_lists
+from conformance.harness.process import Answer, Implementation, Preencoded, ProtocolFailure, check_lists
+from conformance.harness.runner import DEPTH_LIMIT, VALUE_LIMIT
 
 EXTENSION = "batch"
 # The documents an implementation keeps by key (docs/protocol.md: at least this many, the
@@ -47,11 +49,17 @@ class _Encoded(Preencoded):
         self.text = text
 
 
-def replies(impl: Implementation, requests: Sequence[Request]) -> Iterator[tuple[str, dict[str, Any]]]:
+def replies(impl: Implementation, requests: Sequence[Request],
+            clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """(command, reply) for each request, as the requests sent one by one would have had
     them (full states), up to the first ``errored`` reply, which the implementation answers
     last. The whole batch is one request: its own ``errored`` or ``skipped`` reply comes as
-    the reply of a request ``batch``."""
+    the reply of a request ``batch``. ``clipped``: see ``read``."""
+    yield from read(sent(impl, requests), [command for command, _ in requests], clipped)
+
+
+def sent(impl: Implementation, requests: Sequence[Request]) -> Answer:
+    """The requests sent in one ``batch``, and its reply as read (``read`` takes it apart)."""
     held = _HELD.setdefault(impl, collections.OrderedDict())
     plain: list[dict[str, Any]] = []
     documents: list[str] = []  # the document texts to splice in, one per placeholder
@@ -61,28 +69,84 @@ def replies(impl: Implementation, requests: Sequence[Request]) -> Iterator[tuple
     if documents:  # each placeholder string is replaced by its document's text
         pieces = text.split(_PLACEHOLDER)
         text = pieces[0] + "".join(document + piece for document, piece in zip(documents, pieces[1:]))
-    answer = impl.collect(impl.post([("batch", {"states": "changes", "requests": _Encoded(text)})]))[0].reply
-    if "errored" in answer or "skipped" in answer:
+    answer = impl.collect(impl.post([("batch", {"states": "changes", "requests": _Encoded(text)})]))[0]
+    if "errored" in answer.reply or "skipped" in answer.reply:
         held.clear()  # what it holds is unknown now: documents go with their keys again
-        yield "batch", answer
+    return answer
+
+
+def read(answer: Answer, commands: Sequence[str], clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+         name: str = "batch") -> Iterator[tuple[str, dict[str, Any]]]:
+    """The replies to ``commands`` held by a ``batch`` (or ``playout``) answer, as
+    ``unpacked``; ``clipped`` is applied to each unless the answer's line is too short and
+    too shallow to hold a value it would clip."""
+    if clipped is None or plain_values(answer.line):
+        yield from unpacked(commands, answer.reply, name)
+        return
+    for command, reply in unpacked(commands, answer.reply, name):
+        yield command, clipped(reply)
+
+
+def same_replies(line: bytes, other: bytes) -> bool:
+    """Two reply lines whose ``replies`` are the same JSON text (a ``batch``'s and a
+    ``playout``'s, which ends in them): each line's first ``"replies":``, where a key starts,
+    is followed by the same bytes to the line's end. In a line that decoded as JSON those
+    bytes are then the last member of the outermost object, so the decoded values are equal
+    (and ``true`` is never taken for 1, as ``==`` on decoded values would)."""
+    at, other_at = line.find(_REPLIES), other.find(_REPLIES)
+    return (at > 0 and other_at > 0 and line[at - 1:at] in (b",", b"{") and other[other_at - 1:other_at] in (b",", b"{")
+            and line[at:] == other[other_at:])
+
+
+_REPLIES = b'"replies":'
+
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def plain_values(line: bytes) -> bool:
+    """No value of this JSON line can be one the runner clips: the line is under half of
+    VALUE_LIMIT (a value's JSON text, spaced out again, is at most twice its bytes here) and
+    nested at most DEPTH_LIMIT deep. The depth is read from the brackets outside strings,
+    innermost pairs dropped a round at a time (each round drops one or two levels)."""
+    if len(line) > VALUE_LIMIT // 2:
+        return False
+    brackets = _STRING.sub(b"", line).translate(None, _NOT_BRACKETS)
+    for _ in range(DEPTH_LIMIT // 2):
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"{}", b"").replace(b"[]", b"")
+    return not brackets
+
+
+def unpacked(commands: Sequence[str], answer: dict[str, Any], name: str,
+             checked: bool = True) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(command, reply) for each of ``commands`` from a reply holding their ``replies``
+    (``batch``'s, or ``playout``'s), the states rebuilt from their changes; an ``errored``
+    or ``skipped`` ``answer`` comes as the reply of a request ``name``. ``checked``: the
+    lists bounded as replies read one by one (not for the reference's own replies)."""
+    if "errored" in answer or "skipped" in answer:
+        yield name, answer
         return
     answered = answer.get("replies")
     if not isinstance(answered, list) or not all(isinstance(reply, dict) for reply in answered):
-        raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        raise ProtocolFailure(f"{name} reply: expected 'replies', a list of reply objects")
     state: dict[str, Any] | None = None
-    for (command, _fields), reply in zip(requests, answered):
+    for command, reply in zip(commands, answered):
         if "changes" in reply and command == "state":
             if state is None or not isinstance(reply["changes"], dict):
-                raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
+                raise ProtocolFailure(f"{name} reply: 'changes' before any full state, or not an object")
             reply = {"state": {**state, **reply["changes"]}}
         if command == "state" and isinstance(reply.get("state"), dict):
             state = reply["state"]
-        check_lists(command, reply)  # the same bounds as replies read one by one
+        if checked:
+            check_lists(command, reply)
         yield command, reply
         if "errored" in reply:
             return
-    if len(answered) < len(requests):
-        raise ProtocolFailure(f"batch reply: {len(answered)} replies to {len(requests)} requests, and no errored one last")
+    if len(answered) < len(commands):
+        raise ProtocolFailure(f"{name} reply: {len(answered)} replies to {len(commands)} requests, and no errored one last")
 
 
 _MARK = "\u0000document"  # stands for a document in the encoded list: no request field holds a NUL

@@ -8,7 +8,10 @@ a kind), played with legal actions biased to what shows a rule (low bids and con
 amounts the rules name, passing, giving up, declaring, side suits led after a trump is set,
 each seat's play style) and, now and then, a random illegal one. The implementation and the
 reference (a subprocess, never imported) play in lockstep; after every action the legal sets, the
-replies (refusal class and reason, events) and the states are compared. The first
+replies (refusal class and reason, events) and the states are compared. A random trial's deal
+is played by the reference alone in one request where it declares the ``playout`` extension
+(its actions chosen by the rule docs/protocol.md writes out, with the same biases), and the
+implementation then gets those actions (see ``Pair.played_out``). The first
 divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
 the simplest match state) and saved as a schema-valid transcript holding the reference's
 values, which passes against the reference and fails against the implementation.
@@ -25,12 +28,12 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
 from conformance.harness import diagnosis, process, reports
-from conformance.oracle import house, observe, positions
+from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
 from conformance.harness.process import Answer, Posted, ProtocolFailure
@@ -41,6 +44,7 @@ RANKS, DECK = positions.RANKS, positions.DECK
 ENDED = ("deal_over", "match_over")
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 ILLEGAL_SHARE = 0.08
+PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
 
 
 @dataclass(frozen=True)
@@ -282,6 +286,69 @@ class Pair:
         mine = observe.read_turn(got)
         return replace(mine, reply=self.sides[0].told(mine.reply)), theirs
 
+    def plays_out(self) -> bool:
+        """The reference declares the ``playout`` extension (it has started: a match was sent)."""
+        extensions = self.sides[1].start_reply.get("extensions")
+        return isinstance(extensions, list) and PLAYOUT in extensions
+
+    def played_out(self, deal: dict[str, Any], fields: dict[str, Any],
+                   chosen: Callable[[str], None]) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
+        """The deal played by the reference alone in one ``playout`` request (its actions chosen
+        by the rule of docs/protocol.md), then the same actions by the implementation: in one
+        ``batch`` where it declares it, else a turn at a time. Yields (action, the
+        implementation's turn, the reference's) for the deal (action None) and each action;
+        ``chosen`` hears each action before its turn is yielded or the implementation's
+        failure at it raised (ImplementationFailed), so that a failure is cut where it came."""
+        implementation, reference = self.sides
+        try:
+            answer = reference.trusted(PLAYOUT, deal=deal, **fields)
+            actions = answer.reply.get("actions")
+            if not (isinstance(actions, list) and all(isinstance(a, str) for a in actions)):
+                raise ProtocolFailure("playout reply: expected 'actions', a list of action strings")
+            requests = observe.turn_requests(None, deal) + [r for a in actions for r in observe.turn_requests(a)]
+            want = [reply for _, reply in batch.unpacked([c for c, _ in requests], answer.reply, PLAYOUT, False)]
+            if len(want) != len(requests) or "errored" in want[-1]:
+                raise ProtocolFailure(f"playout: {want[-1].get('errored') if want else 'no reply'}")
+        except (ProtocolFailure, observe.Skipped) as exc:
+            self.reset()
+            raise ReferenceFailed(f"the reference failed: {exc}") from None
+        plays: list[str | None] = [None, *actions]
+        if not implementation.batch:
+            for index, action in enumerate(plays):
+                if action is not None:
+                    chosen(action)
+                posted = _caught(lambda: implementation.post(observe.turn_requests(action, None if action else deal)))
+                got = _answers(implementation, posted)
+                if isinstance(got, ProtocolFailure):
+                    implementation.kill()
+                    raise ImplementationFailed(str(got))
+                mine = observe.read_turn(got)
+                yield action, replace(mine, reply=implementation.told(mine.reply)), observe.turn_of(want[3 * index:3 * index + 3], False)
+            return
+        got_replies: list[dict[str, Any]] = []
+        failure: ProtocolFailure | None = None
+        try:
+            sent = implementation.send_batch(requests)
+            if batch.same_replies(sent.line, answer.line):
+                for index, action in enumerate(plays):  # the same replies throughout: nothing to compare
+                    if action is not None:
+                        chosen(action)
+                    same = observe.turn_of(want[3 * index:3 * index + 3], False)
+                    yield action, same, same
+                return
+            for reply in implementation.batched(requests, sent):
+                got_replies.append(reply)
+        except ProtocolFailure as exc:
+            failure = exc
+            implementation.kill()
+        for index, action in enumerate(plays):
+            if action is not None:
+                chosen(action)
+            if len(got_replies) < 3 * index + 3:
+                raise ImplementationFailed(str(failure or "batch reply: fewer replies than requests"))
+            mine = observe.turn_of(got_replies[3 * index:3 * index + 3])
+            yield action, replace(mine, reply=implementation.told(mine.reply)), observe.turn_of(want[3 * index:3 * index + 3])
+
     def reset(self) -> None:
         """Fresh processes for the next match (a failed stream cannot be trusted)."""
         for side in self.sides:
@@ -332,11 +399,11 @@ Tolerate = Callable[[tuple[observe.Difference, ...]], bool]
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
-         tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
+         tolerate: Tolerate | None = None, playout: Playout | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
     played: list[Deal] = []
     try:
-        return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate)
+        return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate, playout)
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
@@ -349,11 +416,13 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
 def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
           extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
           record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal],
-          tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
+          tolerate: Tolerate | None = None, playout: Playout | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
     legal sets of both sides) and ``extra_deals`` adds deals. Returns what was played and the
     first divergence that ``tolerate`` does not let pass; ``played`` holds the deals so far.
-    ``record`` receives the reference's step records, deal by deal."""
+    ``record`` receives the reference's step records, deal by deal. With ``playout``, and no
+    ``tolerate``, a reference that declares the extension chooses each deal's actions itself
+    (``Pair.played_out``: one request per deal) instead of ``choose``."""
     pair.exchange(lambda side: [side.match_request(profile, document, scenario.match)])
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
@@ -373,37 +442,48 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             record.append((deal, steps))
         plain = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
         played.append(replace(deal, actions=()))  # kept current, so that a failure can be cut here
-        got, want = pair.turn(None, plain)
-        step = observe.StepRecord(number, 0, None, None, want.reply, want.state)
-        steps.append(step)
-        differences = _compare(step, got, want, None, "deal")
-        if differences and not (tolerate and tolerate(differences)):
-            cut = replace(scenario, deals=tuple(played))
-            return cut, Divergence(cut, differences)
-        state = want.state
-        index = 0
-        while index < (MAX_STEPS if choose else len(deal.actions)):
-            phase = str(state.get("phase"))
-            if choose is not None and phase in ENDED:
-                break
-            before = got, want  # the legal sets came with the previous turn
-            action = choose(_both(got.legal, want.legal), state) if choose is not None else deal.actions[index]
-            if action is None:
-                break
-            index += 1
+
+        def chosen(action: str, deal: Deal = deal, actions: list[str] = actions) -> None:
             actions.append(action)
-            played[-1] = replace(deal, actions=tuple(actions))
-            got, want = pair.turn(action)
-            state = want.state
-            step = observe.StepRecord(number, index, action, before[1].legal, want.reply, want.state)
+            played[-1] = Deal(deal.dealer, deal.hands, deal.talon, tuple(actions))
+
+        turns = (pair.played_out(plain, playout.fields(), chosen)
+                 if playout is not None and tolerate is None and pair.plays_out()
+                 else _lockstep(pair, plain, deal, choose, chosen))
+        before: tuple[observe.Turn, observe.Turn] | None = None
+        phase = "deal"
+        for index, (action, got, want) in enumerate(turns):
+            step = observe.StepRecord(number, index, action, None if before is None else before[1].legal,
+                                      want.reply, want.state)
             steps.append(step)
             differences = _compare(step, got, want, before, phase)
             if differences and not (tolerate and tolerate(differences)):
                 cut = replace(scenario, deals=tuple(played))
                 return cut, Divergence(cut, differences)
+            state = want.state
+            phase = str(state.get("phase"))
+            before = got, want
         if str(state.get("phase")) == "match_over":
             break
     return replace(scenario, deals=tuple(played)), None
+
+
+def _lockstep(pair: Pair, plain: dict[str, Any], deal: Deal, choose: Chooser | None,
+              chosen: Callable[[str], None]) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
+    """The deal and its actions a turn at a time on both sides at once: the deal's scripted
+    actions, or with ``choose`` each one chosen from the turn before (up to MAX_STEPS, until
+    the deal ends). Yields (action, the implementation's turn, the reference's)."""
+    got, want = pair.turn(None, plain)
+    yield None, got, want
+    for index in range(MAX_STEPS if choose else len(deal.actions)):
+        if choose is not None and str(want.state.get("phase")) in ENDED:
+            break
+        action = choose(_both(got.legal, want.legal), want.state) if choose is not None else deal.actions[index]
+        if action is None:
+            break
+        chosen(action)
+        got, want = pair.turn(action)
+        yield action, got, want
 
 
 def _both(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
@@ -452,7 +532,8 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
-    return play(pair, profile, document, start, free, more, tolerate=tolerate)
+    return play(pair, profile, document, start, free, more, tolerate=tolerate,
+                playout=Playout(rng, styles, favoured_amounts(rules)))
 
 
 def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
@@ -500,6 +581,32 @@ def _led_suit(state: dict[str, Any]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Playout:
+    """How a random trial's deals are chosen where the reference plays them out itself (the
+    ``playout`` extension): the seats' styles, the amounts the rules name, and each deal's
+    seed drawn from the trial's stream."""
+
+    rng: random.Random
+    styles: tuple[str, ...]
+    favoured: tuple[int, ...]
+
+    def fields(self) -> dict[str, Any]:
+        """The fields of one deal's ``playout`` request (besides the deal)."""
+        return {"seed": self.rng.getrandbits(53), "styles": list(self.styles), "favoured": list(self.favoured),
+                "max_actions": MAX_STEPS, "states": "changes"}
+
+
+def favoured_amounts(rules: dict[str, dict[str, Any]]) -> tuple[int, ...]:
+    """The bid and contract amounts a rule names (where a bid or contract starts or stops
+    mattering), a bid step either side."""
+    auction, barrel, talon = rules["auction"], rules["barrel"], rules["talon"]
+    named = [auction["stop_at"], auction["marriage_needed_above"], auction["pre_talon_max"],
+             auction["barrel_min_bid"], talon["shown_from_bid"], auction["high_bid_from"], barrel["min_contract"]]
+    step = auction["bid_step"]
+    return tuple(sorted({line + d for line in named if type(line) is int for d in (-step, 0, step)}))
+
+
 def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[int]) -> int:
     """A bid or contract amount: mostly the least one or a step or three above it (contracts
     a random play can make or just miss), else one at or next to an amount a rule names, the
@@ -510,11 +617,7 @@ def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[
     if roll < 0.6:
         return rng.choice(amounts[1:4] or amounts)  # a step or three up: odd amounts, halves
     if roll < 0.8:
-        auction, barrel, talon = rules["auction"], rules["barrel"], rules["talon"]
-        named = [auction["stop_at"], auction["marriage_needed_above"], auction["pre_talon_max"],
-                 auction["barrel_min_bid"], talon["shown_from_bid"], auction["high_bid_from"], barrel["min_contract"]]
-        step = auction["bid_step"]
-        near = {line + d for line in named if isinstance(line, int) for d in (-step, 0, step)}
+        near = favoured_amounts(rules)
         return rng.choice([a for a in amounts if a in near] or amounts[-1:])
     return rng.choice(amounts)
 

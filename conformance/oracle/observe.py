@@ -214,6 +214,14 @@ class Observer:
             reply["state"] = {key: _clipped(value) for key, value in reply["state"].items()}
         return Answer(line, reply)
 
+    def trusted(self, command: str, **fields: Any) -> Answer:
+        """One request's reply taken as it is, never clipped: for the reference only (a
+        ``playout`` reply holds a whole deal); ``errored`` raises ProtocolFailure."""
+        impl = self._started()
+        answer = impl.collect(impl.post([(command, fields)]))[0]
+        _check(command, answer.reply)
+        return answer
+
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
         return self.collect(self.post([(command, fields)]))[0].reply
 
@@ -238,6 +246,7 @@ class Observer:
         self.ask(command, **fields)
 
     whole_case = False  # post a case's requests step by step (the reference: all at once)
+    trusted_replies = False  # the reference's batch replies are neither clipped nor bounded again
 
     def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
         """The record of one case; never raises for what the implementation does. The
@@ -280,15 +289,27 @@ class Observer:
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
+    def batched(self, requests: Sequence[Request], answer: Answer | None = None) -> Iterator[dict[str, Any]]:
+        """The replies to ``requests`` sent in one ``batch`` (the implementation declares it),
+        full states, clipped and judged as replies read one by one; ``answer``: the batch's
+        reply when it was sent already (``send_batch``)."""
+        answer = answer or self.send_batch(requests)
+        commands = [command for command, _ in requests]
+        for command, reply in (batch.unpacked(commands, answer.reply, "batch", False) if self.trusted_replies
+                               else batch.read(answer, commands, _clipped_reply)):
+            _check(command, reply)
+            yield reply
+
+    def send_batch(self, requests: Sequence[Request]) -> Answer:
+        return batch.sent(self._started(), requests)
+
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
         """The replies to the chunks' requests, one chunk written (and read) at a time; a
         chunk is only written when the replies to the previous one are wanted. A reply is
         judged (skipped, errored) only when it is taken: the replies after the point where
         a record ends (a later deal the reference refuses to start, say) do not count."""
         if self.batch:
-            for command, reply in batch.replies(self._started(), [request for chunk in chunks for request in chunk]):
-                _check(command, reply)
-                yield _clipped_reply(reply)
+            yield from self.batched([request for chunk in chunks for request in chunk])
             return
         for chunk in chunks:
             if chunk:
@@ -356,6 +377,7 @@ class BatchObserver(Observer):
     step's requests once the previous step's replies said the case goes on."""
 
     whole_case = True
+    trusted_replies = True
 
 
 # --- one action at a time, replies read ahead (the lockstep of thousand fuzz) -------------
@@ -382,6 +404,21 @@ def turn_requests(action: str | None, deal: dict[str, Any] | None = None) -> lis
 def read_turn(answers: Sequence[Answer]) -> Turn:
     reply, state, legal = answers
     return Turn(_reply(reply.reply), _state(state.reply), _legal(legal.reply), tuple(a.line for a in answers))
+
+
+_LINE = json.JSONEncoder(separators=(",", ":"))
+
+
+UNREAD = (b"", b"", b"")  # the lines of a turn whose lines are never compared
+
+
+def turn_of(replies: Sequence[dict[str, Any]], encoded: bool = True) -> Turn:
+    """A turn from three replies read in one piece (a batch's or a playout's): each line is
+    the reply's JSON text, so that equal replies of two sides still compare as equal bytes
+    (``encoded`` False: no lines, for a turn compared otherwise)."""
+    reply, state, legal = replies
+    lines = tuple(_LINE.encode(r).encode() for r in replies) if encoded else UNREAD
+    return Turn(_reply(reply), _state(state), _legal(legal), lines)
 
 
 def _state(reply: dict[str, Any]) -> dict[str, Any]:
