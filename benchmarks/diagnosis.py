@@ -135,7 +135,9 @@ def run_realistic(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     every, hit_total, causes_total = 0, 0, 0
     started = time.monotonic()
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        Path(tmp).mkdir(parents=True, exist_ok=True)
         for number in range(1, args.variants + 1):
             chosen = rng.sample(sorted(DIFFERENCES), args.k)
             house = Path(tmp) / f"double-{number}.yaml"
@@ -181,6 +183,7 @@ def main() -> None:
     realistic.add_argument("--k", type=int, default=3, help="independent differences per variant")
     realistic.add_argument("--seed", type=int, default=1)
     realistic.add_argument("--mutant", help="a bug no knob expresses as well (python -m mutants.serve NAME)")
+    realistic.add_argument("--keep", help="a folder to keep the house files and reports in (to read the causes)")
     args = parser.parse_args()
     {"single": run_single, "pairs": run_pairs, "realistic": run_realistic}[args.mode](args)
 
