@@ -330,15 +330,16 @@ def _cover(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[list[_Run]]:
 
     The same broken rule shows through several checks (a missing ``barrel_left`` event in one
     transcript, ``state.scores`` in another that only checks scores); the knobs of those
-    checks meet in the rule, so the knob most runs share gathers them into one cause. A run
-    whose case exercises a knob that no passing case exercises is gathered only by such a
-    knob (see ``_gatherers``): one that decides many checks (the marriage values decide the
-    ceiling, the scores and the marriage events) would otherwise swallow a second difference
-    whose cases never play it (issue 22). A knob some passing case exercises is no proven
-    difference (a rule no knob names, a mistake on some of its values): it gathers every run
-    that names it, as one mistake seen through many checks. Among knobs that gather as many
-    runs, the one they name most often, then the one that decides most of their checks
-    directly (not only what the checks read) is chosen.
+    checks meet in the rule, so the knob that could gather most runs gathers them into one
+    cause. A run could be gathered by the knobs it suspects that no passing case exercises
+    (proven differences, see ``_gatherers``), else by any knob of its check. A proven knob
+    gathers only the runs that could be gathered by it: one that decides many checks (the
+    marriage values decide the ceiling, the scores and the marriage events) would otherwise
+    swallow a second difference whose cases never play it (issue 22). A knob some passing
+    case exercises proves nothing (a rule no knob names, a mistake on some of its values): it
+    gathers every run that names it, as one mistake seen through many checks. Among knobs
+    that could gather as many runs, the one they name most often, then the one that decides
+    most of their checks directly (not only what the checks read) is chosen.
     """
     pending = list(runs)
     found: list[list[_Run]] = []
@@ -410,8 +411,8 @@ def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None)
 
     A run is judged by its first finding, the earliest wrong answer: later ones are often
     its consequences (see ``further``). Runs whose first checks name knobs are gathered by
-    the knob most of them share (one rule seen through several checks is one cause), but a
-    run whose case plays a proven difference only by such a knob (see ``_cover``); the
+    the knob most of them share (one rule seen through several checks is one cause; a knob
+    no passing case exercises gathers only the runs that suspect it, see ``_cover``); the
     group's ``knobs`` are those
     at least half its members name that bear on its example's check, the likeliest first, its
     ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
