@@ -176,6 +176,7 @@ class Fitter:
         self.evaluations = 0
         self.read = candidates.Readings()
         self.timing: dict[str, float] = {}
+        self.replays: dict[str, int] = {}  # phase -> reference replays it asked for
         self._live: dict[str, frozenset[str]] = {}
         self.knobs = frozenset(f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs)
 
@@ -254,22 +255,20 @@ class Fitter:
         ids = [case.id for case in self.cases]
         rules: Rules = variants.thaw(self.profile.rules)
         accepted: list[Accepted] = []
-        searching = time.monotonic()
+        searching = self._phase("")
         for _pass in range(MAX_PASSES):
             rules, found = self._pass(rules, ids, accepted)
             if not found:
                 break
-        self.timing["joint search"] = time.monotonic() - searching
-        pruning = time.monotonic()
+        pruning = self._phase("joint search", searching)
         rules, accepted[:] = self._without_idle(rules, ids, accepted)
-        self.timing["leaving out idle changes"] = time.monotonic() - pruning
-        checking = time.monotonic()
+        checking = self._phase("leaving out idle changes", pruning)
         while True:  # the stop rule: no single change still lowers the score without breaking a matching case
             step = self._single_change(rules, ids)
             if step is None:
                 break
             rules = self._accept(rules, step, ids, accepted)
-        self.timing["single-change check"] = time.monotonic() - checking
+        closing = self._phase("single-change check", checking)
         final = self.weigh(rules, ids)
         residual = {case_id: e.differing for case_id, e in final.items() if e.missed}
         result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
@@ -277,7 +276,17 @@ class Fitter:
         result.equivalents = self._equivalents(rules, accepted, ids)
         result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
         result.weighed = self.weigh(result.rules, ids)
+        self._phase("equally consistent values", closing)
         return result
+
+    def _phase(self, name: str, since: tuple[float, int] | None = None) -> tuple[float, int]:
+        """The clock and the replay count now; with ``since``, the phase ``name`` that ended
+        here is recorded in ``timing`` and ``replays``."""
+        now = time.monotonic(), self.evaluations
+        if since is not None:
+            self.timing[name] = now[0] - since[0]
+            self.replays[name] = now[1] - since[1]
+        return now
 
     def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, bool]:
         """Each group of differing observations searched once, the largest first; a group's
