@@ -346,6 +346,11 @@ class Fitter:
             self.read.add_difference(d)
         base = self.score(rules, sample)
         knobs = self._suspects(group, sample)
+        if len(knobs) > 1:
+            # a knob only fit builds values for (the marriage table, whose one value every bundled
+            # profile shares) is searched where it alone decides (a marriage's points) and by the
+            # stop rule: in a wide group its built values would crowd out the coupled knobs
+            knobs = [k for k in knobs if knob_domain(k, rules[k.partition(".")[0]][k.partition(".")[2]])] or knobs
         domains = [self._values(k, rules) for k in knobs]
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
@@ -425,7 +430,7 @@ class Fitter:
             if not cand or not self.consistent(set_knob(rules, cand)):
                 return None
             self.progress(f"checking {' '.join(ch.text() for ch in cand)} on {len(ids)} cases")
-            return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, need=need)
+            return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, need=need, closer=need == 1)
 
         for cand in proposed:
             fixed = judged(cand)
@@ -444,24 +449,29 @@ class Fitter:
         return None
 
     def _fixes(self, new_rules: Rules, moved: set[str], ids: list[str], now: dict[str, evidence.Evidence],
-               weight: float = BROKEN_WEIGHT, need: int = 1) -> int | None:
+               weight: float = BROKEN_WEIGHT, need: int = 1, closer: bool = False) -> int | None:
         """The observations more that ``new_rules`` (``moved`` knobs changed) reproduce over
         every case, when at least ``need`` and the observations of matching cases it breaks,
         ``weight`` times, do not outweigh them (``math.inf``: it breaks none); else None.
+        ``closer``: as many observations with fewer plain values apart in them will do (0)
+        while searching, so that one of two coupled knobs can go first; whatever the search
+        takes must still fix observations at the end (``_without_idle``).
 
         The cases where it can gain (a differing observation the moved knobs decide) are
         replayed first, then the others a chunk at a time, those whose own knob lists name
         a moved knob first; past the first ones no case is expected to gain, so the replays
         stop as soon as the loss so far outweighs the gain (most rejected changes break
         many cases at once): a rejected change costs a fraction of the corpus."""
-        net = broken = 0
+        net = broken = apart = 0
+        least = 0 if closer else need
         for chunk in self._chunks(moved, ids, now):
             after = self.weigh(new_rules, chunk)
             net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
             broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
-            if net < need or (broken and broken * weight > net):
+            if net < least or (broken and broken * weight > net):
                 return None
-        return net
+        return net if net >= need or (closer and net == 0 and apart > 0) else None
 
     def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, list[Accepted]]:
         """The rules with every change put back to the profile's value that no longer earns its
