@@ -10,10 +10,11 @@
 ``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1]``
     Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
     sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
-    part of the schema's range, most of them values no bundled profile uses), always one
+    part of the schema's range, most of them values no bundled profile uses; a marriage table
+    or a list of redeal rules among the knobs drawn from), always one
     coupled change of the bid cap (ceiling, marriage_needed_above and max_bid together);
-    every third variant has one mutant of a rule no knob expresses applied
-    (``python -m mutants.serve --rules``), every third after it declares one action word
+    every third variant has one mutant of a rule no knob expresses applied, drawn among those
+    the variant's rules can show (``python -m mutants.serve --rules``), every third after it declares one action word
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
     values recovered (exactly, or equivalently on the corpus), wrong values adopted, whether
     the fitted rules play like the secret ones on the profile's cases, whether the residual
@@ -297,7 +298,7 @@ def realistic_variant(rng: random.Random, folder: Path, name: str) -> tuple[str,
             changes[knob] = fit.Change(knob, value)
         rules = fit.set_knob(rules, list(changes.values()))
         while len(changes) < wanted:
-            knobs = [k for k in fit.applying_knobs(profile, rules) if k not in changes]
+            knobs = [k for k in fit.searchable_knobs(profile, rules) if k not in changes]
             if not knobs:
                 break
             knob = rng.choice(knobs)
@@ -328,6 +329,44 @@ def fixed_rule_mutants() -> list[str]:
     return [name for name, m in CATALOGUE.items() if getattr(m.build, "__name__", "") != "<lambda>"]
 
 
+def concerned_knobs(mutant: str, profile: variants.ResolvedProfile) -> list[str]:
+    """The knobs a mutant's mistake is about: those it names, and for a section it names the
+    section's knobs but its switches (a knob others apply under): with the barrel off the
+    switch ``barrel.enabled`` still applies, yet no barrel mistake can show."""
+    from mutants.catalogue import CATALOGUE
+    from variants.applicability import controlling_knobs
+    from variants.schema import rule_sections
+
+    found: list[str] = []
+    for name in CATALOGUE[mutant].knobs:
+        if "." in name:
+            found.append(name)
+            continue
+        section = list(rule_sections()[name])
+        switches = {k for knob in section for k in controlling_knobs(name, knob)}
+        found += [f"{name}.{knob}" for knob in section if f"{name}.{knob}" not in switches]
+    return [k for k in found if k.partition(".")[0] in profile.rules]
+
+
+def shows_mistake(mutant: str, path: Path, profile_name: str, cases: list[Transcript]) -> bool:
+    """Can the mutant's mistake show under the house rules at ``path``? Some knob it is about
+    applies there, and on some case of the profile the mutant plays otherwise than the
+    reference under the same rules (replayed until the first such case)."""
+    profile = variants.resolve(str(path))
+    inert = variants.inert_knobs(profile)
+    if all(k in inert for k in concerned_knobs(mutant, profile)):
+        return False
+    document = variants.resolve(profile_name).to_document()
+    reference = observe.Pool([*REFERENCE_COMMAND, "--rules", str(path)], batch=True)
+    wrong = observe.Pool([sys.executable, "-m", "mutants.serve", "--rules", str(path), mutant])
+    try:
+        return any(observe.compare(reference.observers[0].observe(case, profile_name, document),
+                                   wrong.observers[0].observe(case, profile_name, document)) for case in cases)
+    finally:
+        reference.close()
+        wrong.close()
+
+
 _VERIFY_SECONDS: dict[str, float] = {}
 
 
@@ -353,7 +392,12 @@ def run_realistic(args: argparse.Namespace) -> None:
             name = f"secret-{number}"
             profile_name, changes, path = realistic_variant(rng, Path(tmp), name)
             kind = ("plain", "mutant", "partial")[number % 3]
-            mutant = rng.choice(mutants) if kind == "mutant" else ""
+            cases = fit.cases_for({profile_name}, [])
+            mutant = ""
+            if kind == "mutant":  # one the variant's rules can show (no barrel mistake with the barrel off)
+                drawn = rng.sample(mutants, len(mutants))
+                mutant = next((m for m in drawn if number < args.skip or shows_mistake(m, path, profile_name, cases)),
+                              drawn[0])
             word = rng.choice(PARTIAL_WORDS) if kind == "partial" else ""
             if number < args.skip:
                 continue
@@ -361,7 +405,6 @@ def run_realistic(args: argparse.Namespace) -> None:
                        "mutant": [sys.executable, "-m", "mutants.serve", "--rules", str(path), mutant],
                        "partial": [sys.executable, str(Path(__file__).resolve().parent / "partial_engine.py"), word,
                                    "--rules", str(path)]}[kind]
-            cases = fit.cases_for({profile_name}, [])
             result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.thaw(variants.resolve(str(path)).rules)

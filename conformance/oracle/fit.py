@@ -54,6 +54,7 @@ BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many obs
 EQUIVALENTS_TRIED = 6
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
 GROUP_BUDGET = 160  # joint changes one group's beam scores at most
+CHUNK = 16  # cases replayed between two looks at whether a change already lost more than it gained
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
 
@@ -137,10 +138,21 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
 
 
 def applying_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
-    """The knobs that can change an outcome under these rules, in schema order."""
+    """The knobs that can change an outcome under these rules and have another value in
+    ``knob_domain``, in schema order (the 45-variant benchmark draws its changes from these)."""
     inert = variants.inert_knobs(replace(profile, rules=rules))
     return [f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs
             if f"{s}.{k}" not in inert and len(knob_domain(f"{s}.{k}", rules[s][k])) > 0]
+
+
+def searchable_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
+    """The knobs that can change an outcome under these rules and have another value among
+    those fit tries (``candidates.values``), in schema order. Unlike ``applying_knobs`` this
+    keeps the structured knobs whose value every bundled profile shares (the marriage table):
+    their candidates are built from the values, not only taken from the bundled profiles."""
+    inert = variants.inert_knobs(replace(profile, rules=rules))
+    return [f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs
+            if f"{s}.{k}" not in inert and candidates.values(f"{s}.{k}", rules[s][k])]
 
 
 # --- the search --------------------------------------------------------------------------
@@ -176,6 +188,7 @@ class Fitter:
         self.evaluations = 0
         self.read = candidates.Readings()
         self.timing: dict[str, float] = {}
+        self.replays: dict[str, int] = {}  # phase -> reference replays it asked for
         self._live: dict[str, frozenset[str]] = {}
         self.knobs = frozenset(f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs)
 
@@ -242,7 +255,7 @@ class Fitter:
         """The knobs that can change an outcome under these rules."""
         key = json.dumps(rules, sort_keys=True)
         if key not in self._live:
-            self._live[key] = frozenset(applying_knobs(self.profile, rules))
+            self._live[key] = frozenset(searchable_knobs(self.profile, rules))
         return self._live[key]
 
     # -- the search --
@@ -254,22 +267,23 @@ class Fitter:
         ids = [case.id for case in self.cases]
         rules: Rules = variants.thaw(self.profile.rules)
         accepted: list[Accepted] = []
-        searching = time.monotonic()
+        searching = self._phase("")
         for _pass in range(MAX_PASSES):
             rules, found = self._pass(rules, ids, accepted)
             if not found:
                 break
-        self.timing["joint search"] = time.monotonic() - searching
-        pruning = time.monotonic()
+        pruning = self._phase("joint search", searching)
         rules, accepted[:] = self._without_idle(rules, ids, accepted)
-        self.timing["leaving out idle changes"] = time.monotonic() - pruning
-        checking = time.monotonic()
+        checking = self._phase("leaving out idle changes", pruning)
         while True:  # the stop rule: no single change still lowers the score without breaking a matching case
             step = self._single_change(rules, ids)
             if step is None:
                 break
             rules = self._accept(rules, step, ids, accepted)
-        self.timing["single-change check"] = time.monotonic() - checking
+            # a change taken now can make an earlier one idle (or this one, found while an
+            # earlier knob was still wrong): each must still earn its place
+            rules, accepted[:] = self._without_idle(rules, ids, accepted)
+        closing = self._phase("single-change check", checking)
         final = self.weigh(rules, ids)
         residual = {case_id: e.differing for case_id, e in final.items() if e.missed}
         result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
@@ -277,7 +291,17 @@ class Fitter:
         result.equivalents = self._equivalents(rules, accepted, ids)
         result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
         result.weighed = self.weigh(result.rules, ids)
+        self._phase("equally consistent values", closing)
         return result
+
+    def _phase(self, name: str, since: tuple[float, int] | None = None) -> tuple[float, int]:
+        """The clock and the replay count now; with ``since``, the phase ``name`` that ended
+        here is recorded in ``timing`` and ``replays``."""
+        now = time.monotonic(), self.evaluations
+        if since is not None:
+            self.timing[name] = now[0] - since[0]
+            self.replays[name] = now[1] - since[1]
+        return now
 
     def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, bool]:
         """Each group of differing observations searched once, the largest first; a group's
@@ -322,6 +346,11 @@ class Fitter:
             self.read.add_difference(d)
         base = self.score(rules, sample)
         knobs = self._suspects(group, sample)
+        if len(knobs) > 1:
+            # a knob only fit builds values for (the marriage table, whose one value every bundled
+            # profile shares) is searched where it alone decides (a marriage's points) and by the
+            # stop rule: in a wide group its built values would crowd out the coupled knobs
+            knobs = [k for k in knobs if knob_domain(k, rules[k.partition(".")[0]][k.partition(".")[2]])] or knobs
         domains = [self._values(k, rules) for k in knobs]
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
@@ -391,65 +420,111 @@ class Fitter:
         return scored
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
-        """The first proposed change (best on the sample first) that lowers the score over
-        every case while breaking no matching case (one that breaks some is taken only when it
-        fixes far more), with every knob left out that does not earn its place over all cases:
-        a knob can fit the sample's few cases by chance."""
+        """The first proposed change (best on the sample first) that makes more observations
+        match over every case while breaking no matching case (one that breaks some is taken
+        only when it fixes far more), with every knob left out that does not earn its place
+        over all cases: a knob can fit the sample's few cases by chance."""
         now = self.weigh(rules, ids)
-        before = _score(now.values())
 
-        def judged(cand: tuple[Change, ...]) -> Score | None:
+        def judged(cand: tuple[Change, ...], need: int = 1) -> int | None:
             if not cand or not self.consistent(set_knob(rules, cand)):
                 return None
             self.progress(f"checking {' '.join(ch.text() for ch in cand)} on {len(ids)} cases")
-            after = self.weigh(set_knob(rules, cand), ids)
-            score = _score(after.values())
-            broken = sum(len(after[c].missed) for c in ids if now[c].matches and not after[c].matches)
-            return score if score < before and broken * BROKEN_WEIGHT <= before[0] - score[0] else None
+            return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, need=need, closer=need == 1)
 
         for cand in proposed:
-            score = judged(cand)
-            if score is None:
+            fixed = judged(cand)
+            if fixed is None:
                 continue
             shorter = True
             while shorter and len(cand) > 1:
                 shorter = False
                 for index in range(len(cand)):
                     fewer = cand[:index] + cand[index + 1:]
-                    fewer_score = judged(fewer)
-                    if fewer_score is not None and fewer_score <= score:
-                        cand, score, shorter = fewer, fewer_score, True
+                    fewer_fixed = judged(fewer, need=fixed)
+                    if fewer_fixed is not None:  # the knob left out fixed nothing more
+                        cand, fixed, shorter = fewer, fewer_fixed, True
                         break
             return cand
         return None
 
+    def _fixes(self, new_rules: Rules, moved: set[str], ids: list[str], now: dict[str, evidence.Evidence],
+               weight: float = BROKEN_WEIGHT, need: int = 1, closer: bool = False) -> int | None:
+        """The observations more that ``new_rules`` (``moved`` knobs changed) reproduce over
+        every case, when at least ``need`` and the observations of matching cases it breaks,
+        ``weight`` times, do not outweigh them (``math.inf``: it breaks none); else None.
+        ``closer``: as many observations with fewer plain values apart in them will do (0)
+        while searching, so that one of two coupled knobs can go first; whatever the search
+        takes must still fix observations at the end (``_without_idle``).
+
+        The cases where it can gain (a differing observation the moved knobs decide) are
+        replayed first, then the others a chunk at a time, those whose own knob lists name
+        a moved knob first; past the first ones no case is expected to gain, so the replays
+        stop as soon as the loss so far outweighs the gain (most rejected changes break
+        many cases at once): a rejected change costs a fraction of the corpus."""
+        net = broken = apart = 0
+        least = 0 if closer else need
+        for chunk in self._chunks(moved, ids, now):
+            after = self.weigh(new_rules, chunk)
+            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
+            broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
+            if net < least or (broken and broken * weight > net):
+                return None
+        return net if net >= need or (closer and net == 0 and apart > 0) else None
+
     def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, list[Accepted]]:
         """The rules with every change put back to the profile's value that no longer earns its
         place: a change taken early can imitate a knob found later (no barrel looks like bolts
-        counted on the barrel in some cases), and then it says something the evidence does not."""
+        counted on the barrel in some cases), and then it says something the evidence does not.
+        A change that only brings values closer, fixing no observation, is idle too: of two
+        values that reproduce as much, the profile's own is kept."""
         base = variants.thaw(self.profile.rules)
         kept = list(accepted)
         changed = True
         while changed:
             changed = False
-            score = self.score(rules, ids)
+            now = self.weigh(rules, ids)
             for knob in changed_knobs(self.profile, rules):
                 section, _, name = knob.partition(".")
                 back = set_knob(rules, [Change(knob, base[section][name])])
                 if not self.consistent(back):
                     continue
                 self.progress(f"checking that {knob} still earns its place")
-                if self.score(back, ids) <= score:
+                if self._idle(back, knob, ids, now):
                     rules, changed = back, True
                     kept = [replace(a, changes=tuple(c for c in a.changes if c.knob != knob)) for a in kept]
                     kept = [a for a in kept if a.changes]
                     break
         return rules, kept
 
+    def _idle(self, back: Rules, knob: str, ids: list[str], now: dict[str, evidence.Evidence]) -> bool:
+        """Do the rules with ``knob`` put back reproduce as many observations? Given up at the
+        first chunk of cases where putting it back loses more than it gained."""
+        net = 0
+        for chunk in self._chunks({knob}, ids, now):
+            after = self.weigh(back, chunk)
+            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            if net < 0:
+                return False
+        return True
+
+    def _chunks(self, moved: set[str], ids: list[str], now: dict[str, evidence.Evidence]) -> list[list[str]]:
+        """The cases in the order a change of the ``moved`` knobs is replayed on them: first
+        all those with a differing observation the knobs decide (where it can gain), then
+        a chunk at a time those whose own knob lists name one of them (where it most likely
+        loses), then the rest."""
+        gaining = [c for c in ids if any(moved & set(evidence.deciding_knobs(d)) for d in evidence.first_differences(now[c]))]
+        taken = set(gaining)
+        rest = sorted((c for c in ids if c not in taken), key=lambda c: not moved & set(self.by_id[c].knobs))
+        return [gaining, *(rest[i:i + CHUNK] for i in range(0, len(rest), CHUNK))]
+
     def _single_change(self, rules: Rules, ids: list[str]) -> tuple[Change, ...] | None:
-        """A change of one knob to one of its values that lowers the score over every case and
-        breaks no matching case, or None. Only the cases whose differing observations the
-        knob decides can come closer, so a change is tried on those first."""
+        """A change of one knob to one of its values that makes more observations match over
+        every case and breaks no matching case, or None. Only the cases whose differing
+        observations the knob decides can come closer, so a change is tried on those first,
+        the cases with most to gain first, and given up as soon as what is left to gain
+        cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
         for case_id, found in now.items():
@@ -460,20 +535,32 @@ class Fitter:
                     if case_id not in deciding.setdefault(knob, []):
                         deciding[knob].append(case_id)
         for knob in sorted(set(deciding) & self.live(rules)):
-            cases = deciding[knob]
-            base = _score(now[c] for c in cases)
+            cases = sorted(deciding[knob], key=lambda c: -len(now[c].missed))
             for value in self._values(knob, rules):
                 cand = (Change(knob, value),)
                 new_rules = set_knob(rules, cand)
                 if not self.consistent(new_rules):
                     continue
                 self.progress(f"checking that no single change helps: {cand[0].text()}")
-                if self.score(new_rules, cases) < base:
-                    after = self.weigh(new_rules, ids)
-                    if _score(after.values()) < _score(now.values()) and not any(
-                            now[c].matches and not after[c].matches for c in ids):
-                        return cand
+                if self._gains(new_rules, cases, now) and self._fixes(new_rules, {knob}, ids, now, math.inf):
+                    return cand
         return None
+
+    def _gains(self, new_rules: Rules, cases: list[str], now: dict[str, evidence.Evidence]) -> bool:
+        """Do ``new_rules`` reproduce more observations over ``cases`` (those with most missed
+        first)? Replayed a chunk at a time, stopping once the cases left, even all set
+        right, could not make up for what the change lost."""
+        net, left = 0, sum(len(now[c].missed) for c in cases)
+        for start in range(0, len(cases), CHUNK):
+            chunk = cases[start:start + CHUNK]
+            after = self.weigh(new_rules, chunk)
+            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            left -= sum(len(now[c].missed) for c in chunk)
+            if net > 0:
+                return True  # the check over every case follows (its replays of these are kept)
+            if net + left <= 0:
+                return False
+        return False
 
     def _accept(self, rules: Rules, cand: tuple[Change, ...], ids: list[str], accepted: list[Accepted]) -> Rules:
         before = self.weigh(rules, ids)
@@ -505,10 +592,20 @@ class Fitter:
                     other = set_knob(rules, [Change(change.knob, value)])
                     if not self.consistent(other) or self.weigh(other, [example])[example].missed != final[example].missed:
                         continue  # the example tells them apart at once
-                    after = self.weigh(other, ids)
-                    if all(after[c].missed == final[c].missed for c in ids):
+                    if self._plays_the_same(other, change.knob, ids, final):
                         found.setdefault(change.knob, []).append(value)
         return found
+
+
+    def _plays_the_same(self, other: Rules, knob: str, ids: list[str], final: dict[str, evidence.Evidence]) -> bool:
+        """Do ``other`` rules (``knob`` changed) miss the same observations on every case?
+        Replayed a chunk at a time, those the knob can tell apart first, up to the first
+        case that differs."""
+        for chunk in self._chunks({knob}, ids, final):
+            after = self.weigh(other, chunk)
+            if any(after[c].missed != final[c].missed for c in chunk):
+                return False
+        return True
 
 
 def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, list[Any]]) -> tuple[Rules, list[Accepted]]:
