@@ -33,6 +33,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 import yaml
 
 from conformance.harness import diagnosis, process, reports
+from conformance.harness.steps import base_name
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
@@ -923,17 +924,13 @@ def _shrunk_and_saved(pair: Pair, profile: str, document: dict[str, Any], found:
     small, steps = shrink(pair, profile, document, found.divergence, tolerate)
     found.divergence, found.shrink_steps, found.shrunk = small, steps, True
     if save_to is not None:
-        case_id = f"{_folder_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
+        case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
         data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
         found.saved = save(data, save_to)
 
 
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "seed"
-
-
-def _folder_name(profile: str) -> str:
-    return profile.split("+")[0]
 
 
 def register(subparsers: Any) -> None:
