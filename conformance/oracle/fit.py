@@ -421,31 +421,35 @@ class Fitter:
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
         """The first proposed change (best on the sample first) that makes more observations
-        match over every case while breaking no matching case (one that breaks some is taken
-        only when it fixes far more), with every knob left out that does not earn its place
-        over all cases: a knob can fit the sample's few cases by chance."""
+        match over every case while breaking no matching case, else the first that breaks some
+        but fixes far more, with every knob left out that does not earn its place over all
+        cases: a knob can fit the sample's few cases by chance. Values equal on the sample are
+        not equal over all (a least barrel contract of 130 or of 200), so one that breaks
+        nothing goes first."""
         now = self.weigh(rules, ids)
 
-        def judged(cand: tuple[Change, ...], need: int = 1) -> int | None:
+        def judged(cand: tuple[Change, ...], weight: float, need: int = 1) -> int | None:
             if not cand or not self.consistent(set_knob(rules, cand)):
                 return None
             self.progress(f"checking {' '.join(ch.text() for ch in cand)} on {len(ids)} cases")
-            return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, need=need, closer=need == 1)
+            return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, weight=weight,
+                               need=need, closer=need == 1)
 
-        for cand in proposed:
-            fixed = judged(cand)
-            if fixed is None:
-                continue
-            shorter = True
-            while shorter and len(cand) > 1:
-                shorter = False
-                for index in range(len(cand)):
-                    fewer = cand[:index] + cand[index + 1:]
-                    fewer_fixed = judged(fewer, need=fixed)
-                    if fewer_fixed is not None:  # the knob left out fixed nothing more
-                        cand, fixed, shorter = fewer, fewer_fixed, True
-                        break
-            return cand
+        for weight in (math.inf, BROKEN_WEIGHT):
+            for cand in proposed:
+                fixed = judged(cand, weight)
+                if fixed is None:
+                    continue
+                shorter = True
+                while shorter and len(cand) > 1:
+                    shorter = False
+                    for index in range(len(cand)):
+                        fewer = cand[:index] + cand[index + 1:]
+                        fewer_fixed = judged(fewer, weight, need=fixed)
+                        if fewer_fixed is not None:  # the knob left out fixed nothing more
+                            cand, fixed, shorter = fewer, fewer_fixed, True
+                            break
+                return cand
         return None
 
     def _fixes(self, new_rules: Rules, moved: set[str], ids: list[str], now: dict[str, evidence.Evidence],
