@@ -11,15 +11,14 @@ keep-going mode (what an engine author runs), against ``python -m mutants.serve`
     two mutants at once, with knobs in different rule sections, drawn at random: are both
     mistakes named by one of the report's three largest root causes or by a ``further``
     group (a second mistake behind the first)?
-``python benchmarks/diagnosis.py realistic [--variants 10] [--k 3] [--seed 1] [--mutant NAME] [--keep DIR]``
+``python benchmarks/diagnosis.py realistic [--variants 10] [--k 3] [--seed 1] [--mutant NAME]``
     realistic doubles: seeded house files of classic with k independent differences (each one
     or two knobs, drawn from the differences public engines show), served by
     ``python -m reference_impl.server --rules HOUSE`` (with ``--mutant``, by
     ``python -m mutants.serve --rules HOUSE NAME``: a bug no knob expresses as well), checked
     with ``thousand verify --profile classic``. Per variant: the root causes, and how many of
     the k differences have a knob among the first five knobs of some root cause. Run it in a
-    checkout of the commit to compare with (the figures before a change) and in this one;
-    ``--keep DIR`` keeps each variant's house file and report there, to read its causes.
+    checkout of the commit to compare with (the figures before a change) and in this one.
 """
 
 from __future__ import annotations
@@ -136,9 +135,7 @@ def run_realistic(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     every, hit_total, causes_total = 0, 0, 0
     started = time.monotonic()
-    with tempfile.TemporaryDirectory() as scratch:
-        tmp = args.keep or scratch
-        Path(tmp).mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
         for number in range(1, args.variants + 1):
             chosen = rng.sample(sorted(DIFFERENCES), args.k)
             house = Path(tmp) / f"double-{number}.yaml"
@@ -184,7 +181,6 @@ def main() -> None:
     realistic.add_argument("--k", type=int, default=3, help="independent differences per variant")
     realistic.add_argument("--seed", type=int, default=1)
     realistic.add_argument("--mutant", help="a bug no knob expresses as well (python -m mutants.serve NAME)")
-    realistic.add_argument("--keep", help="a folder to keep the house files and reports in (to read the causes)")
     args = parser.parse_args()
     {"single": run_single, "pairs": run_pairs, "realistic": run_realistic}[args.mode](args)
 

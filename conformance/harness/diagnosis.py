@@ -317,59 +317,41 @@ def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
                 frozenset(failure.exercised))
 
 
-def _gatherers(run: _Run, passed: Mapping[str, int]) -> tuple[str, ...]:
-    """The knobs that may gather a run into a cause: those it suspects that no passing run's
-    case exercises (every case that plays them fails: a likely difference), else every knob
-    that decides its check."""
-    proven = tuple(k for k in run.suspects if k in run.exercised and not passed.get(k, 0))
-    return proven or run.knobs
-
-
-def _cover(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[list[_Run]]:
-    """Runs that name knobs, split greedily by the knob that gathers the most of them.
+def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
+    """Runs that name knobs, split greedily by the knob that explains the most of them.
 
     The same broken rule shows through several checks (a missing ``barrel_left`` event in one
     transcript, ``state.scores`` in another that only checks scores); the knobs of those
-    checks meet in the rule, so the knob that could gather most runs gathers them into one
-    cause. A run could be gathered by the knobs it suspects that no passing case exercises
-    (proven differences, see ``_gatherers``), else by any knob of its check. A proven knob
-    gathers only the runs that could be gathered by it: one that decides many checks (the
-    marriage values decide the ceiling, the scores and the marriage events) would otherwise
-    swallow a second difference whose cases never play it (issue 22). A knob some passing
-    case exercises proves nothing (a rule no knob names, a mistake on some of its values): it
-    gathers every run that names it, as one mistake seen through many checks. Among knobs
-    that could gather as many runs, the one they name most often, then the one that decides
-    most of their checks directly (not only what the checks read) is chosen.
+    checks meet in the rule, so the knob shared by most runs gathers them into one cause.
+    Among knobs that reach as many runs, the one most of their cases exercise (their
+    suspects), then the one that decides most of their checks directly (not only what the
+    checks read) gathers them.
     """
     pending = list(runs)
     found: list[list[_Run]] = []
     while pending:
-        gatherers = [_gatherers(r, passed) for r in pending]
-        gathered = Counter(k for knobs in gatherers for k in set(knobs))
         reach = Counter(k for r in pending for k in set(r.knobs))
+        suspected = Counter(k for r in pending for k in set(r.suspects))
         direct = Counter(k for r in pending for k in set(r.direct))
-        knob = min(gathered, key=lambda k: (-gathered[k], -reach[k], -direct[k], k))
-        proven = not passed.get(knob, 0) and any(knob in r.exercised for r in pending)
-        taken = [knob in knobs or (not proven and knob in r.knobs) for r, knobs in zip(pending, gatherers)]
-        found.append([r for r, take in zip(pending, taken) if take])
-        pending = [r for r, take in zip(pending, taken) if not take]
+        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -direct[k], k))
+        members = [r for r in pending if knob in r.knobs]
+        found.append(members)
+        pending = [r for r in pending if knob not in r.knobs]
     return found
 
 
-def _shared_knobs(members: Sequence[_Run], example: _Run, passed: Mapping[str, int]) -> list[str]:
+def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, int]) -> list[str]:
     """The knobs to look at, best first; a knob is listed when at least half the members
-    name it and it decides the example's check or what that check reads (a knob that
-    decides nothing the example shows would send its reader elsewhere). First the likeliest
-    by the cases (spectrum-based fault localisation, the Ochiai score): a knob the failing
-    members' cases exercise, among those deciding their checks, and that few passing runs
-    exercise; then those that decide the example's check directly, then those that decide
-    most checks directly. Ties keep the example's own order."""
+    name it. First the likeliest by the cases (spectrum-based fault localisation, the
+    Ochiai score): a knob the failing members' cases exercise, among those deciding their
+    checks, and that few passing runs exercise; then those that decide the headline check,
+    then those that decide most checks directly. Ties keep the headline's own order."""
     reach = Counter(k for r in members for k in set(r.knobs))
     suspected = Counter(k for r in members for k in r.exercised.intersection(r.knobs))
     direct = Counter(k for r in members for k in set(r.direct))
-    own = example.direct
+    own = next(r.direct for r in members if r.signature == headline)
     order = {k: i for i, k in enumerate(dict.fromkeys([*own, *(k for r in members for k in r.knobs)]))}
-    named = [k for k, n in reach.items() if 2 * n >= len(members) and k in example.knobs]
+    named = [k for k, n in reach.items() if 2 * n >= len(members)]
 
     def ochiai(knob: str) -> float:
         failing = suspected[knob]
@@ -389,7 +371,7 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]
     common = [s for s in ranked if 4 * checks[s] >= len(members)] or ranked[:1]
     head = min(common, key=lambda s: (breadth[s], ranked.index(s)))
     example = next(r for r in members if r.signature == head)
-    knobs = _shared_knobs(members, example, passed)
+    knobs = _shared_knobs(members, head, passed)
     return {"signature": head, "knobs": knobs, "count": len(members), "first": checks[head],
             "checks": [{"signature": s, "count": checks[s]} for s in ranked],
             "cases": [r.run for r in members], "example": f"{example.run}: {example.message}"}
@@ -397,7 +379,7 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]
 
 def _grouped(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[dict[str, Any]]:
     with_knobs = [r for r in runs if r.knobs]
-    found = [_group(members, passed) for members in _cover(with_knobs, passed)]
+    found = [_group(members, passed) for members in _cover(with_knobs)]
     by_signature: dict[str, list[_Run]] = {}
     for r in runs:
         if not r.knobs:  # a check no knob decides (an error, a fixed rule): its own cause
@@ -411,10 +393,8 @@ def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None)
 
     A run is judged by its first finding, the earliest wrong answer: later ones are often
     its consequences (see ``further``). Runs whose first checks name knobs are gathered by
-    the knob most of them share (one rule seen through several checks is one cause; a knob
-    no passing case exercises gathers only the runs that suspect it, see ``_cover``); the
-    group's ``knobs`` are those
-    at least half its members name that bear on its example's check, the likeliest first, its
+    the knob most of them name (one rule seen through several checks is one cause); the
+    group's ``knobs`` are those at least half its members name, the likeliest first, its
     ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
     whose check names no knob group by signature. ``passed`` counts, per knob, the passing
     runs whose case exercises it (a knob many passing cases exercise is less likely broken).
