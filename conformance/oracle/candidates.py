@@ -81,9 +81,9 @@ class Readings:
             theirs = list(_numbers(d.expected))
             read = collections.Counter(mine)
             if len(mine) == len(theirs):
-                read.update(abs(a - b) for a, b in zip(mine, theirs) if a != b)
                 for a, b in zip(mine, theirs):
                     if a != b:
+                        read[abs(a - b)] += 1
                         self.replaced.setdefault(b, collections.Counter())[a] += 1
             self.numbers.update(read)
             for knob in evidence.deciding_knobs(d):
@@ -98,10 +98,10 @@ class Readings:
             found = self.aces
         else:  # what stood in the knob's own value's place, what the observations it decides
             # showed, then the commonest overall
-            found = collections.Counter()
-            ranked = [n for n, _c in self.replaced.get(current, found).most_common(READINGS)] if _integer(current) else []
-            ranked += [n for n, _c in self.decided.get(knob, found).most_common(READINGS) if n not in ranked]
-            return ranked + [n for n, _c in self.numbers.most_common(READINGS) if n not in ranked]
+            ranked: list[int] = []
+            for counter in (self.replaced.get(current) if _integer(current) else None, self.decided.get(knob), self.numbers):
+                ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
+            return ranked
         return [n for n, _count in found.most_common(READINGS)]
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
