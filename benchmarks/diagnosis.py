@@ -142,7 +142,7 @@ def run_realistic(args: argparse.Namespace) -> None:
             house.write_text(house_text(f"double-{number}", chosen), encoding="utf-8")
             server = ([sys.executable, "-m", "mutants.serve", "--rules", str(house), args.mutant] if args.mutant
                       else [sys.executable, "-m", "reference_impl.server", "--rules", str(house)])
-            report = Path(tmp) / f"double-{number}.json"
+            report = (args.reports or Path(tmp)) / f"double-{number}.json"
             subprocess.run([*THOUSAND, "verify", "--profile", "classic", "--jobs", "2", "--report", str(report),
                             "--", *server], cwd=Path.cwd(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            check=False)
@@ -181,6 +181,7 @@ def main() -> None:
     realistic.add_argument("--k", type=int, default=3, help="independent differences per variant")
     realistic.add_argument("--seed", type=int, default=1)
     realistic.add_argument("--mutant", help="a bug no knob expresses as well (python -m mutants.serve NAME)")
+    realistic.add_argument("--reports", type=Path, metavar="DIR", help="keep each variant's runner report here (double-N.json)")
     args = parser.parse_args()
     {"single": run_single, "pairs": run_pairs, "realistic": run_realistic}[args.mode](args)
 

@@ -317,15 +317,30 @@ def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
                 frozenset(failure.exercised))
 
 
-def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
-    """Runs that name knobs, split greedily by the knob that explains the most of them.
+DOMINANT_SHARE = 0.8  # a knob that decides this share of the failing runs' checks is one rule seen through them all
+
+
+def _proven(run: _Run, passed: Mapping[str, int]) -> tuple[str, ...]:
+    """The knobs that decide the run's check, that its case exercises and that no passing
+    run's case exercises: every case that plays them fails, a likely difference."""
+    return tuple(k for k in run.knobs if k in run.exercised and not passed.get(k, 0))
+
+
+def _cover(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[list[_Run]]:
+    """Runs that name knobs, split greedily into causes.
 
     The same broken rule shows through several checks (a missing ``barrel_left`` event in one
     transcript, ``state.scores`` in another that only checks scores); the knobs of those
-    checks meet in the rule, so the knob shared by most runs gathers them into one cause.
-    Among knobs that reach as many runs, the one most of their cases exercise (their
-    suspects), then the one that decides most of their checks directly (not only what the
-    checks read) gathers them.
+    checks meet in the rule. So when a knob decides the checks (or what they read) of at
+    least 80% of the runs, and it is no proven difference (some passing case plays it, or
+    no failing case does: it is the rule a mistake sits in, not a value every case of which
+    fails), it gathers every run that names it. Otherwise the runs stay apart by what their
+    cases prove (issue 22): a proven knob (see ``_proven``) gathers only the runs that prove
+    it, so a knob that decides many checks (the marriage values decide the ceiling, the
+    scores and the marriage events) cannot swallow a second difference whose cases never
+    play it; a run that proves no knob is gathered only with other such runs, by the knob
+    most of them name. Ties go to the knob most of the runs' cases exercise, then the one
+    that decides most of their checks directly (not only what the checks read).
     """
     pending = list(runs)
     found: list[list[_Run]] = []
@@ -333,10 +348,23 @@ def _cover(runs: Sequence[_Run]) -> list[list[_Run]]:
         reach = Counter(k for r in pending for k in set(r.knobs))
         suspected = Counter(k for r in pending for k in set(r.suspects))
         direct = Counter(k for r in pending for k in set(r.direct))
-        knob = min(reach, key=lambda k: (-reach[k], -suspected[k], -direct[k], k))
-        members = [r for r in pending if knob in r.knobs]
-        found.append(members)
-        pending = [r for r in pending if knob not in r.knobs]
+        proofs = [_proven(r, passed) for r in pending]
+        shown = {k for knobs in proofs for k in knobs}
+
+        def best(counts: Counter[str]) -> str:
+            return min(counts, key=lambda k: (-counts[k], -reach[k], -suspected[k], -direct[k], k))
+
+        rule = Counter({k: n for k, n in reach.items() if k not in shown})
+        if rule and reach[best(rule)] >= DOMINANT_SHARE * len(pending):
+            knob = best(rule)
+            taken = [knob in r.knobs for r in pending]
+        else:
+            gatherers = [proof or r.knobs for r, proof in zip(pending, proofs)]
+            knob = best(Counter(k for knobs in gatherers for k in set(knobs)))
+            proven = knob in shown
+            taken = [knob in knobs and bool(proof) == proven for knobs, proof in zip(gatherers, proofs)]
+        found.append([r for r, take in zip(pending, taken) if take])
+        pending = [r for r, take in zip(pending, taken) if not take]
     return found
 
 
@@ -379,7 +407,7 @@ def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]
 
 def _grouped(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[dict[str, Any]]:
     with_knobs = [r for r in runs if r.knobs]
-    found = [_group(members, passed) for members in _cover(with_knobs)]
+    found = [_group(members, passed) for members in _cover(with_knobs, passed)]
     by_signature: dict[str, list[_Run]] = {}
     for r in runs:
         if not r.knobs:  # a check no knob decides (an error, a fixed rule): its own cause
