@@ -11,14 +11,15 @@ keep-going mode (what an engine author runs), against ``python -m mutants.serve`
     two mutants at once, with knobs in different rule sections, drawn at random: are both
     mistakes named by one of the report's three largest root causes or by a ``further``
     group (a second mistake behind the first)?
-``python benchmarks/diagnosis.py realistic [--variants 10] [--k 3] [--seed 1] [--mutant NAME]``
+``python benchmarks/diagnosis.py realistic [--variants 10] [--k 3] [--seed 1] [--mutant NAME] [--reports DIR]``
     realistic doubles: seeded house files of classic with k independent differences (each one
     or two knobs, drawn from the differences public engines show), served by
     ``python -m reference_impl.server --rules HOUSE`` (with ``--mutant``, by
     ``python -m mutants.serve --rules HOUSE NAME``: a bug no knob expresses as well), checked
     with ``thousand verify --profile classic``. Per variant: the root causes, and how many of
     the k differences have a knob among the first five knobs of some root cause. Run it in a
-    checkout of the commit to compare with (the figures before a change) and in this one.
+    checkout of the commit to compare with (the figures before a change) and in this one;
+    ``--reports DIR`` keeps each variant's runner report there, to read its causes.
 """
 
 from __future__ import annotations

@@ -148,6 +148,63 @@ def test_knobs_the_failing_cases_exercise_and_passing_ones_do_not_come_first() -
     assert plain["knobs"][0] == "giving_up.allowed"
 
 
+# A double with two independent differences (issue 22, point 4): its marriage values and its
+# maximum bid. The marriage values decide the ceiling (so the bids above it), the scores and
+# the marriage events; the maximum decides the bids above it. Knobs taken from
+# spec/diagnosis.yaml's entries, shortened to those that matter here.
+BIDS_ABOVE = _finding("legal[auction]: missing bids above the highest other amounts",
+                      "auction.ceiling", "auction.max_bid", "auction.raise", "marriages.values")
+SCORES = _finding("state.scores", "scoring.defender_rounding", "giving_up.penalty", "marriages.values", "bolts.every")
+MARRIAGE = _finding("event[play] marriage_declared differs in points", "marriages.values")
+BID_CASE = ("auction.max_bid", "auction.ceiling", "auction.raise")  # the cases of high bids declare no marriage
+MARRIAGE_CASE = ("marriages.values", "scoring.defender_rounding", "auction.raise")
+# passing runs per knob their cases exercise: every case that plays the maximum or the marriage values fails
+PASSED = {"auction.ceiling": 9, "auction.raise": 46, "scoring.defender_rounding": 34, "giving_up.penalty": 5}
+
+
+def test_two_independent_differences_stay_two_root_causes_each_naming_its_knob() -> None:
+    # every run names marriages.values (9 of 9), so gathering by the knob most runs name made
+    # one cause of nine; no passing case plays it, so it is no rule seen through every check
+    # but a proven difference, and it gathers only the runs whose cases play it. The high-bid
+    # cases never do, and no passing case plays the maximum: those three are a cause apart
+    failures = ([Failure(f"bid{i}@p", [BIDS_ABOVE], exercised=BID_CASE) for i in range(3)]
+                + [Failure(f"score{i}@p", [SCORES], exercised=MARRIAGE_CASE) for i in range(4)]
+                + [Failure(f"marriage{i}@p", [MARRIAGE], exercised=MARRIAGE_CASE) for i in range(2)])
+    marriages, bids = diagnosis.groups(failures, PASSED)
+    assert (marriages["count"], bids["count"]) == (6, 3) and sorted(bids["cases"]) == ["bid0@p", "bid1@p", "bid2@p"]
+    assert marriages["knobs"][0] == "marriages.values" and "auction.max_bid" not in marriages["knobs"]
+    assert bids["knobs"][0] == "auction.max_bid" and bids["signature"] == BIDS_ABOVE["signature"]
+
+
+def test_runs_that_prove_no_knob_are_not_swallowed_by_a_proven_one_they_name() -> None:
+    # exact rounding: passing cases play the defenders' rounding too (it differs only on some
+    # remainders), so the rounding cases prove no knob; their scores are decided by the
+    # marriage values as well, a proven difference of the marriage cases. They stay a cause
+    # of their own, led by the knob their cases exercise that the fewest passing cases play
+    rounding = _finding("state.scores", "scoring.defender_rounding", "scoring.declarer_scores", "marriages.values")
+    failures = ([Failure(f"m{i}@p", [MARRIAGE], exercised=("marriages.values",)) for i in range(4)]
+                + [Failure(f"r{i}@p", [rounding], exercised=("scoring.defender_rounding", "scoring.declarer_scores"))
+                   for i in range(3)])
+    marriages, scores = diagnosis.groups(failures, {"scoring.defender_rounding": 13, "scoring.declarer_scores": 27})
+    assert marriages["cases"] == [f"m{i}@p" for i in range(4)] and marriages["knobs"] == ["marriages.values"]
+    assert scores["cases"] == ["r0@p", "r1@p", "r2@p"]
+    assert scores["knobs"] == ["scoring.defender_rounding", "scoring.declarer_scores", "marriages.values"]
+
+
+def test_one_rule_seen_through_most_checks_stays_one_cause_despite_knobs_only_failing_cases_play() -> None:
+    # a fixed rule broken (the talon's cards given the wrong way): most checks fail. Six cases
+    # play a knob no passing case plays only because every case that plays it fails; the
+    # knob they all name (the contract step) is played by passing cases and decides 11 of 11
+    # checks: one rule seen through every check, kept together (at least 80%)
+    cards = _finding("refused[play]: the transcript's play (card_not_held)", "talon.contract_step", "play.last_trick_bonus")
+    phase = _finding("refused[play]: the transcript's play (wrong_phase)", "redeals.rules", "talon.contract_step")
+    failures = ([Failure(f"c{i}@p", [cards], exercised=("play.last_trick_bonus",)) for i in range(6)]
+                + [Failure(f"d{i}@p", [cards]) for i in range(2)]
+                + [Failure(f"w{i}@p", [phase], exercised=("redeals.rules",)) for i in range(3)])
+    [cause] = diagnosis.groups(failures, {"talon.contract_step": 56, "redeals.rules": 37})
+    assert cause["count"] == 11 and "talon.contract_step" in cause["knobs"]
+
+
 def test_further_differences_are_the_ones_the_root_cause_cannot_explain() -> None:
     auction = _finding("legal[auction]: unexpected pass", "auction.opener_may_pass")
     echo = _finding("state.declarer", "auction.opener_may_pass", "auction.opening")
