@@ -1,13 +1,13 @@
 """Acceptance figures of ``thousand fit`` (not a CI test: it prints tables).
 
-``python benchmarks/fit.py variants [--count 30] [--seed 0] [--jobs 1] [--skip N]``
+``python benchmarks/fit.py variants [--count 30] [--seed 0] [--jobs 1] [--skip N] [--only INDEX]``
     Seeded random house variants (1 to 4 knob changes from a bundled profile, among the
     knobs that apply, values from the same domain fit searches), each served by
     ``thousand-reference --rules SECRET``; fit starts from the bundled profile. Per variant:
     the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
     (when the fitted rules are not the secret ones) whether the reference under the fitted
     rules plays like the secret rules on every case of the corpus.
-``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1]``
+``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1] [--only INDEX]``
     Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
     sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
     part of the schema's range, most of them values no bundled profile uses; a marriage table
@@ -16,10 +16,14 @@
     every third variant has one mutant of a rule no knob expresses applied, drawn among those
     the variant's rules can show (``python -m mutants.serve --rules``), every third after it declares one action word
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
-    values recovered (exactly, or equivalently on the corpus), wrong values adopted, whether
-    the fitted rules play like the secret ones on the profile's cases, whether the residual
-    names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``), the fit's time
-    and its ratio to ``thousand verify`` of the profile.
+    values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
+    wrong when putting the secret one back in the fitted rules changes play on the profile's
+    cases), whether the fitted rules play like the secret ones on the profile's cases, whether
+    the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
+    no residual, a mutant that knob values express on the corpus counts as named when every
+    value that changes play is of a knob the mistake is about, as ``catalogue``'s ``own knob``),
+    the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
+    one variant of the same draw.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
     fit against mutants (``python -m mutants.serve NAME``): residual cases and signatures.
 ``python benchmarks/fit.py catalogue --matrix MATRIX.json [--jobs 2] [NAME ...]``
@@ -381,9 +385,6 @@ def verify_seconds(profile: str) -> float:
 
 
 def run_realistic(args: argparse.Namespace) -> None:
-    from mutants.catalogue import CATALOGUE
-    from mutants.matrix import names_the_mistake
-
     rng = random.Random(args.seed)
     mutants = fixed_rule_mutants()
     rows = []
@@ -411,27 +412,64 @@ def run_realistic(args: argparse.Namespace) -> None:
             identical = result.rules == secret or identical_on_corpus(
                 cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs)
             exact = [c for c in changes if _value(result.rules, c.knob) == c.value]
-            equivalent = [c for c in changes if c not in exact and (identical or c.value in result.equivalents.get(c.knob, []))]
             adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
-            wrong = [k for k in adopted if not identical and _value(secret, k) not in result.equivalents.get(k, [])]
+            wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
+                                          and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs)]
+            equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
-            named = ""
+            named, expressing = "", []
             if kind == "mutant":
-                broken = CATALOGUE[mutant].knobs
-                named = ("yes" if causes and all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes)
-                         else "unseen" if not causes and identical else "NO")
+                named, expressing = mistake_named(mutant, causes, wrong, identical)
+                wrong = [k for k in wrong if k not in expressing]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked))
+                         result.unchecked, expressing))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
                   f"    fitted  {', '.join(f'{k}: {_value(result.rules, k)!r}' for k in fit.changed_knobs(profile, result.rules)) or '-'}\n"
                   f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
-                  f"{wrong or 'none'}; identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
+                  f"{wrong or 'none'}{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
+                  f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
                   f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify", flush=True)
     _realistic_totals(rows)
+
+
+def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
+                 jobs: int) -> bool:
+    """Does putting the secret value of ``knob`` back into the fitted rules change play on the
+    cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
+    of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
+    fitted rules never play as the secret ones, so this is the one test of a value there."""
+    back = fit.set_knob(rules, [fit.Change(knob, secret)])
+    from variants.checks import CONSISTENCY_CHECKS
+
+    if any(check(back) is not None for check in CONSISTENCY_CHECKS):
+        return True  # the secret value alone does not fit the other fitted values: not shown to be the same
+    document = profile.to_document()
+    return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs)
+
+
+def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], identical: bool) -> tuple[str, list[str]]:
+    """Whether fit named the mutant's mistake, and the adopted values that express it.
+
+    With a residual, each of its causes must name the mistake. Without one, either the corpus
+    does not show the mutant (the fitted rules play as the secret ones) or knob values
+    express it on the corpus (a mutant letting the opener pass is ``auction.opener_may_pass``
+    but for the all-pass ending): then the values that change play must all be of knobs the
+    mistake is about, as the catalogue benchmark's ``own knob``."""
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_a_broken_knob, names_the_mistake
+
+    broken = CATALOGUE[mutant].knobs
+    if causes:
+        return ("yes" if all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes) else "NO"), []
+    if identical:
+        return "unseen", []
+    if wrong and all(names_a_broken_knob([k], broken) for k in wrong):
+        return "yes (a knob value expresses it)", list(wrong)
+    return "NO", []
 
 
 def _value(rules: fit.Rules, knob: str) -> Any:
@@ -447,14 +485,17 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
     changed = sum(r[2] for r in rows)
     print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
-          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants)")
+          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants); values expressing a mutant's "
+          f"mistake on the corpus: {sum(len(r[11]) for r in rows)}")
     print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
           f"({sum(1 for r in free if r[6]) / max(1, len(free)):.0%})")
     if with_mutant:
-        named = sum(1 for r in with_mutant if r[7] == "yes")
+        named = sum(1 for r in with_mutant if r[7].startswith("yes"))
+        by_knob = sum(1 for r in with_mutant if r[7].startswith("yes ("))
         unseen = sum(1 for r in with_mutant if r[7] == "unseen")
         print(f"residual names exactly the mutant's mistake: {named} of {len(with_mutant)} variants with a mutant "
-              f"({named / len(with_mutant):.0%}); {unseen} mutant(s) no case of the profile shows")
+              f"({named / len(with_mutant):.0%}; {by_knob} of them expressed on the corpus by a knob of the mistake, "
+              f"found by fit); {unseen} mutant(s) no case of the profile shows")
     seconds = sorted(r[8] for r in rows)
     ratios = sorted(r[9] for r in rows)
     print(f"median fit {seconds[len(seconds) // 2]:.0f} s, median ratio to verify {ratios[len(ratios) // 2]:.1f}x "
@@ -471,7 +512,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", default="polish")
     parser.add_argument("--skip", type=int, default=0, help="draw but do not fit the first N variants")
+    parser.add_argument("--only", type=int, metavar="INDEX",
+                        help="variants, realistic: fit only the variant of this index (the same draw as in a full run)")
     args = parser.parse_intermixed_args()
+    if args.only is not None:
+        args.skip, args.count = args.only, args.only + 1
     if args.mode == "catalogue" and not args.matrix:
         parser.error("catalogue needs --matrix FILE (python -m mutants --json FILE)")
     {"variants": run_variants, "realistic": run_realistic, "mutants": run_mutants, "catalogue": run_catalogue, "timing": run_timing}[args.mode](args)

@@ -285,3 +285,41 @@ def test_fit_writes_a_valid_house_file_and_a_verify_shaped_report(tmp_path: Path
 def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+
+
+# --- the realistic benchmark's accounting -----------------------------------------------
+
+def _benchmark() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("benchmark_fit", ROOT / "benchmarks" / "fit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_mutant_a_knob_value_expresses_is_named_by_that_knob() -> None:
+    """The mutant letting the opener pass plays as ``auction.opener_may_pass: true`` but for
+    the all-pass ending: with no residual, fit named it when the values that change play are
+    of knobs the mistake is about, and missed it when they are of others."""
+    bench: object = _benchmark()
+    named = getattr(bench, "mistake_named")
+    assert named("opener-may-pass", [], ["auction.opener_may_pass"], False) == \
+        ("yes (a knob value expresses it)", ["auction.opener_may_pass"])
+    assert named("opener-may-pass", [], ["play.must_trump"], False) == ("NO", [])
+    assert named("opener-may-pass", [], ["auction.opener_may_pass", "play.must_trump"], False) == ("NO", [])
+    assert named("opener-may-pass", [], [], True) == ("unseen", [])
+
+
+def test_a_value_adopted_for_another_that_plays_the_same_is_not_wrong() -> None:
+    """Under classic (no ceiling, a maximum of 400) a marriage needed above 400 and above 570
+    both mean never needed: putting 570 back changes no play; 200 in place of 400 does (a
+    hand without a marriage may bid 205 to 400 under the one and not the other)."""
+    bench: object = _benchmark()
+    changes_play = getattr(bench, "changes_play")
+    classic = variants.resolve("classic")
+    cases = fit.cases_for({"classic"}, [], ["classic/auction/*"])
+    rules = fit.set_knob(variants.thaw(classic.rules), [fit.Change("auction.marriage_needed_above", 400)])
+    assert not changes_play(cases, classic, rules, "auction.marriage_needed_above", 570, 1)
+    assert changes_play(cases, classic, rules, "auction.marriage_needed_above", 200, 1)
