@@ -21,7 +21,9 @@
     cases), whether the fitted rules play like the secret ones on the profile's cases, whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
     no residual, a mutant that knob values express on the corpus counts as named when every
-    value that changes play is of a knob the mistake is about, as ``catalogue``'s ``own knob``),
+    value that changes play expresses it, as ``catalogue``'s ``own knob``; a value that changes
+    play is counted apart as expressing the mutant, not as wrong, when it is of a knob the
+    mistake is about and reproduces observations of the mutant that the secret value does not),
     the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
     one variant of the same draw.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
@@ -53,7 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
-from conformance.oracle import fit, observe, residual  # noqa: E402
+from conformance.oracle import evidence, fit, observe, residual  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
 
@@ -419,7 +421,9 @@ def run_realistic(args: argparse.Namespace) -> None:
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
             named, expressing = "", []
             if kind == "mutant":
-                named, expressing = mistake_named(mutant, causes, wrong, identical)
+                expressing = [k for k in wrong if about_the_mistake(mutant, k)
+                              and expresses(fitter, result.rules, k, _value(secret, k), args.jobs)]
+                named = mistake_named(mutant, causes, wrong, expressing, identical)
                 wrong = [k for k in wrong if k not in expressing]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
@@ -451,25 +455,51 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs)
 
 
-def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], identical: bool) -> tuple[str, list[str]]:
-    """Whether fit named the mutant's mistake, and the adopted values that express it.
+def about_the_mistake(mutant: str, knob: str) -> bool:
+    """Is the knob one the mutant's mistake is about (one it names, or of a section it names)?"""
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_a_broken_knob
+
+    return names_a_broken_knob([knob], CATALOGUE[mutant].knobs)
+
+
+def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs: int) -> bool:
+    """Does the fitted value of ``knob`` reproduce observations of the mutant that the secret
+    value does not? With the secret value put back the reference misses more of them. A
+    trick won by the highest card of the suit led, trumped or not, asks followers to beat
+    that card after a trump and never to overtrump: ``play.beat_after_trump: true`` and
+    ``play.must_overtrump: false`` write those legal sets down, and the trick's winner is
+    left as the residual."""
+    back = fit.set_knob(rules, [fit.Change(knob, secret)])
+    if not fitter.consistent(back):
+        return False
+    ids = [case.id for case in fitter.cases]
+    fitter.reference = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)  # the fit closed its own
+    try:
+        return evidence.missed(fitter.weigh(back, ids).values()) > evidence.missed(fitter.weigh(rules, ids).values())
+    finally:
+        fitter.reference.close()
+
+
+def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], expressing: list[str],
+                  identical: bool) -> str:
+    """Whether fit named the mutant's mistake.
 
     With a residual, each of its causes must name the mistake. Without one, either the corpus
     does not show the mutant (the fitted rules play as the secret ones) or knob values
     express it on the corpus (a mutant letting the opener pass is ``auction.opener_may_pass``
-    but for the all-pass ending): then the values that change play must all be of knobs the
-    mistake is about, as the catalogue benchmark's ``own knob``."""
+    but for the all-pass ending): then every value that changes play must be one that
+    expresses the mistake (``expresses``, of a knob it is about), as ``catalogue``'s
+    ``own knob``."""
     from mutants.catalogue import CATALOGUE
-    from mutants.matrix import names_a_broken_knob, names_the_mistake
+    from mutants.matrix import names_the_mistake
 
-    broken = CATALOGUE[mutant].knobs
     if causes:
-        return ("yes" if all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes) else "NO"), []
+        broken = CATALOGUE[mutant].knobs
+        return "yes" if all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes) else "NO"
     if identical:
-        return "unseen", []
-    if wrong and all(names_a_broken_knob([k], broken) for k in wrong):
-        return "yes (a knob value expresses it)", list(wrong)
-    return "NO", []
+        return "unseen"
+    return "yes (a knob value expresses it)" if wrong and set(wrong) <= set(expressing) else "NO"
 
 
 def _value(rules: fit.Rules, knob: str) -> Any:

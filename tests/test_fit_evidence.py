@@ -301,15 +301,17 @@ def _benchmark() -> object:
 
 def test_a_mutant_a_knob_value_expresses_is_named_by_that_knob() -> None:
     """The mutant letting the opener pass plays as ``auction.opener_may_pass: true`` but for
-    the all-pass ending: with no residual, fit named it when the values that change play are
-    of knobs the mistake is about, and missed it when they are of others."""
+    the all-pass ending: with no residual, fit named it when every value that changes play
+    expresses the mistake, and missed it when some other value changes play too."""
     bench: object = _benchmark()
     named = getattr(bench, "mistake_named")
-    assert named("opener-may-pass", [], ["auction.opener_may_pass"], False) == \
-        ("yes (a knob value expresses it)", ["auction.opener_may_pass"])
-    assert named("opener-may-pass", [], ["play.must_trump"], False) == ("NO", [])
-    assert named("opener-may-pass", [], ["auction.opener_may_pass", "play.must_trump"], False) == ("NO", [])
-    assert named("opener-may-pass", [], [], True) == ("unseen", [])
+    about = getattr(bench, "about_the_mistake")
+    assert about("opener-may-pass", "auction.opener_may_pass") and not about("opener-may-pass", "play.must_trump")
+    knob = ["auction.opener_may_pass"]
+    assert named("opener-may-pass", [], knob, knob, False) == "yes (a knob value expresses it)"
+    assert named("opener-may-pass", [], [*knob, "play.must_trump"], knob, False) == "NO"
+    assert named("opener-may-pass", [], knob, [], False) == "NO"
+    assert named("opener-may-pass", [], [], [], True) == "unseen"
 
 
 def test_a_value_adopted_for_another_that_plays_the_same_is_not_wrong() -> None:
