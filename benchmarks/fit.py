@@ -436,8 +436,15 @@ def run_realistic(args: argparse.Namespace) -> None:
                   f"{wrong or 'none'}{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
-                  f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify", flush=True)
+                  f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify\n"
+                  f"    where the time goes: {phases(fitter)}", flush=True)
     _realistic_totals(rows)
+
+
+def phases(fitter: fit.Fitter) -> str:
+    """The fit's phases with their seconds and reference replays."""
+    return ", ".join(f"{name} {seconds:.0f} s" + (f" ({fitter.replays[name]} replays)" if name in fitter.replays else "")
+                     for name, seconds in fitter.timing.items())
 
 
 def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
