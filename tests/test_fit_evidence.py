@@ -325,3 +325,24 @@ def test_a_value_adopted_for_another_that_plays_the_same_is_not_wrong() -> None:
     rules = fit.set_knob(variants.thaw(classic.rules), [fit.Change("auction.marriage_needed_above", 400)])
     assert not changes_play(cases, classic, rules, "auction.marriage_needed_above", 570, 1)
     assert changes_play(cases, classic, rules, "auction.marriage_needed_above", 200, 1)
+
+
+def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
+    """Polish asks a follower to beat the winning card and to overtrump. Under a mutant whose
+    trick the highest card of the suit led wins, trumped or not, the winning card after a
+    trump is still the led suit's: beating the led card after a trump is what its legal sets
+    ask, so ``play.beat_after_trump: true`` reproduces more of them than polish's own false;
+    a knob the play cases do not decide (the defenders' rounding) reproduces nothing more."""
+    bench: object = _benchmark()
+    expresses = getattr(bench, "expresses")
+    cases = fit.cases_for({"polish"}, [], ["polish/play/*"])
+    fitter = fit.Fitter("polish", cases, [sys.executable, "-m", "mutants.serve", "trump-does-not-win"])
+    try:
+        fitter.observe_implementation()
+    finally:
+        fitter.close()
+    polish: fit.Rules = variants.thaw(variants.resolve("polish").rules)
+    fitted = fit.set_knob(polish, [fit.Change("play.beat_after_trump", True)])
+    assert expresses(fitter, fitted, "play.beat_after_trump", False, 1)
+    rounded = fit.set_knob(polish, [fit.Change("scoring.defender_rounding", "exact")])
+    assert not expresses(fitter, rounded, "scoring.defender_rounding", polish["scoring"]["defender_rounding"], 1)
