@@ -18,7 +18,9 @@
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
     values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
     wrong when putting the secret one back in the fitted rules changes play on the profile's
-    cases), whether the fitted rules play like the secret ones on the profile's cases, whether
+    cases), whether the fitted rules play like the secret ones on the profile's cases (as far
+    as the implementation shows them: a case of a partial one ends at its first action declared
+    unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
     no residual, a mutant that knob values express on the corpus counts as named when every
     value that changes play expresses it, as ``catalogue``'s ``own knob``; a value that changes
@@ -101,13 +103,17 @@ def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, li
             continue  # inconsistent knob values (validate would refuse them): draw again
 
 
-def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int) -> bool:
-    """Do the two rule sets make the reference show the same on every case of the corpus?"""
+def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int,
+                        partial: evidence.Partial = evidence.Partial()) -> bool:
+    """Do the two rule sets make the reference show the same on every case of the corpus, as
+    far as an implementation declaring ``partial`` unsupported shows it (what follows an
+    action it does not play is no one's evidence)?"""
     pool = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)
     try:
         for case in cases:
             profile = case.profiles[0]
-            first, second = (pool.observers[0].observe(case, profile, document) for document in (one, other))
+            first, second = (evidence.shown(pool.observers[0].observe(case, profile, document), partial)[0]
+                             for document in (one, other))
             if observe.compare(first, second):
                 return False
     finally:
@@ -411,12 +417,15 @@ def run_realistic(args: argparse.Namespace) -> None:
             result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.thaw(variants.resolve(str(path)).rules)
+            shows = evidence.Partial(frozenset({word} if word else ()))  # what the implementation plays
             identical = result.rules == secret or identical_on_corpus(
-                cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs)
+                cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs,
+                shows)
             exact = [c for c in changes if _value(result.rules, c.knob) == c.value]
             adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
             wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
-                                          and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs)]
+                                          and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
+                                                           shows)]
             equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
             named, expressing = "", []
@@ -448,7 +457,7 @@ def phases(fitter: fit.Fitter) -> str:
 
 
 def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
-                 jobs: int) -> bool:
+                 jobs: int, partial: evidence.Partial = evidence.Partial()) -> bool:
     """Does putting the secret value of ``knob`` back into the fitted rules change play on the
     cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
     of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
@@ -459,7 +468,7 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     if any(check(back) is not None for check in CONSISTENCY_CHECKS):
         return True  # the secret value alone does not fit the other fitted values: not shown to be the same
     document = profile.to_document()
-    return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs)
+    return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs, partial)
 
 
 def about_the_mistake(mutant: str, knob: str) -> bool:
