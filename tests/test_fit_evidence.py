@@ -146,6 +146,25 @@ def test_numbers_come_from_what_the_implementation_offered() -> None:
     assert None in candidates.values("auction.marriage_needed_above", 120)
 
 
+def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> None:
+    """A player on the barrel offered 260 and 265 where the reference (a least barrel bid of
+    265) offers 265 only: 260 is tried for the least barrel bid, though the commonest
+    amounts (an opening of 100 and a maximum of 265, shown on every other legal set) fill
+    the readings."""
+    read = candidates.Readings()
+    for step in range(1, 10):  # the common legal sets: 100 to 265 and 105 to 265 by fives
+        low = 100 + 5 * (step % 2)
+        read.add_record(observe.CaseRecord("c", (_step(step, f"bid {low}", tuple(f"bid {n}" for n in range(low, 270, 5))),)))
+    for top in range(150, 265, 5):  # contracts shown once each: they crowd the six readings
+        read.amounts[top] += 2
+    assert 260 not in candidates.values("auction.barrel_min_bid", None, read)
+    d = observe.Difference("c", 1, 3, "bid 260", "legal", "auction", "unexpected bid",
+                           ["bid 265", "pass"], ["bid 260", "bid 265", "pass"], {"phase": "auction"})
+    assert "auction.barrel_min_bid" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert 260 in candidates.values("auction.barrel_min_bid", None, read)
+
+
 def test_marriage_values_are_built_from_the_events() -> None:
     read = candidates.Readings()
     event = {"type": "marriage_declared", "player": 0, "suit": "S", "points": 80}
