@@ -1,13 +1,13 @@
 """Acceptance figures of ``thousand fit`` (not a CI test: it prints tables).
 
-``python benchmarks/fit.py variants [--count 30] [--seed 0] [--jobs 1] [--skip N]``
+``python benchmarks/fit.py variants [--count 30] [--seed 0] [--jobs 1] [--skip N] [--only INDEX]``
     Seeded random house variants (1 to 4 knob changes from a bundled profile, among the
     knobs that apply, values from the same domain fit searches), each served by
     ``thousand-reference --rules SECRET``; fit starts from the bundled profile. Per variant:
     the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
     (when the fitted rules are not the secret ones) whether the reference under the fitted
     rules plays like the secret rules on every case of the corpus.
-``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1]``
+``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1] [--only INDEX]``
     Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
     sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
     part of the schema's range, most of them values no bundled profile uses; a marriage table
@@ -16,10 +16,18 @@
     every third variant has one mutant of a rule no knob expresses applied, drawn among those
     the variant's rules can show (``python -m mutants.serve --rules``), every third after it declares one action word
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
-    values recovered (exactly, or equivalently on the corpus), wrong values adopted, whether
-    the fitted rules play like the secret ones on the profile's cases, whether the residual
-    names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``), the fit's time
-    and its ratio to ``thousand verify`` of the profile.
+    values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
+    wrong when putting the secret one back in the fitted rules changes play on the profile's
+    cases), whether the fitted rules play like the secret ones on the profile's cases (as far
+    as the implementation shows them: a case of a partial one ends at its first action declared
+    unsupported, and nothing after it is anyone's evidence), whether
+    the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
+    no residual, a mutant that knob values express on the corpus counts as named when every
+    value that changes play expresses it, as ``catalogue``'s ``own knob``; a value that changes
+    play is counted apart as expressing the mutant, not as wrong, when it is of a knob the
+    mistake is about and reproduces observations of the mutant that the secret value does not),
+    the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
+    one variant of the same draw.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
     fit against mutants (``python -m mutants.serve NAME``): residual cases and signatures.
 ``python benchmarks/fit.py catalogue --matrix MATRIX.json [--jobs 2] [NAME ...]``
@@ -49,7 +57,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
-from conformance.oracle import fit, observe, residual  # noqa: E402
+from conformance.oracle import evidence, fit, observe, residual  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
 
@@ -95,13 +103,17 @@ def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, li
             continue  # inconsistent knob values (validate would refuse them): draw again
 
 
-def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int) -> bool:
-    """Do the two rule sets make the reference show the same on every case of the corpus?"""
+def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dict[str, Any], jobs: int,
+                        partial: evidence.Partial = evidence.Partial()) -> bool:
+    """Do the two rule sets make the reference show the same on every case of the corpus, as
+    far as an implementation declaring ``partial`` unsupported shows it (what follows an
+    action it does not play is no one's evidence)?"""
     pool = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)
     try:
         for case in cases:
             profile = case.profiles[0]
-            first, second = (pool.observers[0].observe(case, profile, document) for document in (one, other))
+            first, second = (evidence.shown(pool.observers[0].observe(case, profile, document), partial)[0]
+                             for document in (one, other))
             if observe.compare(first, second):
                 return False
     finally:
@@ -381,9 +393,6 @@ def verify_seconds(profile: str) -> float:
 
 
 def run_realistic(args: argparse.Namespace) -> None:
-    from mutants.catalogue import CATALOGUE
-    from mutants.matrix import names_the_mistake
-
     rng = random.Random(args.seed)
     mutants = fixed_rule_mutants()
     rows = []
@@ -408,30 +417,105 @@ def run_realistic(args: argparse.Namespace) -> None:
             result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
             profile = variants.resolve(profile_name)
             secret = variants.thaw(variants.resolve(str(path)).rules)
+            shows = evidence.Partial(frozenset({word} if word else ()))  # what the implementation plays
             identical = result.rules == secret or identical_on_corpus(
-                cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs)
+                cases, {**profile.to_document(), "rules": result.rules}, {**profile.to_document(), "rules": secret}, args.jobs,
+                shows)
             exact = [c for c in changes if _value(result.rules, c.knob) == c.value]
-            equivalent = [c for c in changes if c not in exact and (identical or c.value in result.equivalents.get(c.knob, []))]
             adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
-            wrong = [k for k in adopted if not identical and _value(secret, k) not in result.equivalents.get(k, [])]
+            wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
+                                          and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
+                                                           shows)]
+            equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
-            named = ""
+            named, expressing = "", []
             if kind == "mutant":
-                broken = CATALOGUE[mutant].knobs
-                named = ("yes" if causes and all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes)
-                         else "unseen" if not causes and identical else "NO")
+                expressing = [k for k in wrong if about_the_mistake(mutant, k)
+                              and expresses(fitter, result.rules, k, _value(secret, k), args.jobs)]
+                named = mistake_named(mutant, causes, wrong, expressing, identical)
+                wrong = [k for k in wrong if k not in expressing]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked))
+                         result.unchecked, expressing))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
                   f"    fitted  {', '.join(f'{k}: {_value(result.rules, k)!r}' for k in fit.changed_knobs(profile, result.rules)) or '-'}\n"
                   f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
-                  f"{wrong or 'none'}; identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
+                  f"{wrong or 'none'}{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
+                  f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
-                  f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify", flush=True)
+                  f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify\n"
+                  f"    where the time goes: {phases(fitter)}", flush=True)
     _realistic_totals(rows)
+
+
+def phases(fitter: fit.Fitter) -> str:
+    """The fit's phases with their seconds and reference replays."""
+    return ", ".join(f"{name} {seconds:.0f} s" + (f" ({fitter.replays[name]} replays)" if name in fitter.replays else "")
+                     for name, seconds in fitter.timing.items())
+
+
+def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
+                 jobs: int, partial: evidence.Partial = evidence.Partial()) -> bool:
+    """Does putting the secret value of ``knob`` back into the fitted rules change play on the
+    cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
+    of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
+    fitted rules never play as the secret ones, so this is the one test of a value there."""
+    back = fit.set_knob(rules, [fit.Change(knob, secret)])
+    from variants.checks import CONSISTENCY_CHECKS
+
+    if any(check(back) is not None for check in CONSISTENCY_CHECKS):
+        return True  # the secret value alone does not fit the other fitted values: not shown to be the same
+    document = profile.to_document()
+    return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs, partial)
+
+
+def about_the_mistake(mutant: str, knob: str) -> bool:
+    """Is the knob one the mutant's mistake is about (one it names, or of a section it names)?"""
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_a_broken_knob
+
+    return names_a_broken_knob([knob], CATALOGUE[mutant].knobs)
+
+
+def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs: int) -> bool:
+    """Does the fitted value of ``knob`` reproduce observations of the mutant that the secret
+    value does not? With the secret value put back the reference misses more of them. A
+    trick won by the highest card of the suit led, trumped or not, asks followers to beat
+    that card after a trump and never to overtrump: ``play.beat_after_trump: true`` and
+    ``play.must_overtrump: false`` write those legal sets down, and the trick's winner is
+    left as the residual."""
+    back = fit.set_knob(rules, [fit.Change(knob, secret)])
+    if not fitter.consistent(back):
+        return False
+    ids = [case.id for case in fitter.cases]
+    fitter.reference = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)  # the fit closed its own
+    try:
+        return evidence.missed(fitter.weigh(back, ids).values()) > evidence.missed(fitter.weigh(rules, ids).values())
+    finally:
+        fitter.reference.close()
+
+
+def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], expressing: list[str],
+                  identical: bool) -> str:
+    """Whether fit named the mutant's mistake.
+
+    With a residual, each of its causes must name the mistake. Without one, either the corpus
+    does not show the mutant (the fitted rules play as the secret ones) or knob values
+    express it on the corpus (a mutant letting the opener pass is ``auction.opener_may_pass``
+    but for the all-pass ending): then every value that changes play must be one that
+    expresses the mistake (``expresses``, of a knob it is about), as ``catalogue``'s
+    ``own knob``."""
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_the_mistake
+
+    if causes:
+        broken = CATALOGUE[mutant].knobs
+        return "yes" if all(names_the_mistake(c.signature, list(c.knobs), broken) for c in causes) else "NO"
+    if identical:
+        return "unseen"
+    return "yes (a knob value expresses it)" if wrong and set(wrong) <= set(expressing) else "NO"
 
 
 def _value(rules: fit.Rules, knob: str) -> Any:
@@ -447,14 +531,17 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
     changed = sum(r[2] for r in rows)
     print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
-          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants)")
+          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants); values expressing a mutant's "
+          f"mistake on the corpus: {sum(len(r[11]) for r in rows)}")
     print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
           f"({sum(1 for r in free if r[6]) / max(1, len(free)):.0%})")
     if with_mutant:
-        named = sum(1 for r in with_mutant if r[7] == "yes")
+        named = sum(1 for r in with_mutant if r[7].startswith("yes"))
+        by_knob = sum(1 for r in with_mutant if r[7].startswith("yes ("))
         unseen = sum(1 for r in with_mutant if r[7] == "unseen")
         print(f"residual names exactly the mutant's mistake: {named} of {len(with_mutant)} variants with a mutant "
-              f"({named / len(with_mutant):.0%}); {unseen} mutant(s) no case of the profile shows")
+              f"({named / len(with_mutant):.0%}; {by_knob} of them expressed on the corpus by a knob of the mistake, "
+              f"found by fit); {unseen} mutant(s) no case of the profile shows")
     seconds = sorted(r[8] for r in rows)
     ratios = sorted(r[9] for r in rows)
     print(f"median fit {seconds[len(seconds) // 2]:.0f} s, median ratio to verify {ratios[len(ratios) // 2]:.1f}x "
@@ -471,7 +558,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", default="polish")
     parser.add_argument("--skip", type=int, default=0, help="draw but do not fit the first N variants")
+    parser.add_argument("--only", type=int, metavar="INDEX",
+                        help="variants, realistic: fit only the variant of this index (the same draw as in a full run)")
     args = parser.parse_intermixed_args()
+    if args.only is not None:
+        args.skip, args.count = args.only, args.only + 1
     if args.mode == "catalogue" and not args.matrix:
         parser.error("catalogue needs --matrix FILE (python -m mutants --json FILE)")
     {"variants": run_variants, "realistic": run_realistic, "mutants": run_mutants, "catalogue": run_catalogue, "timing": run_timing}[args.mode](args)

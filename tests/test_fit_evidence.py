@@ -146,6 +146,25 @@ def test_numbers_come_from_what_the_implementation_offered() -> None:
     assert None in candidates.values("auction.marriage_needed_above", 120)
 
 
+def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> None:
+    """A player on the barrel offered 260 and 265 where the reference (a least barrel bid of
+    265) offers 265 only: 260 is tried for the least barrel bid, though the commonest
+    amounts (an opening of 100 and a maximum of 265, shown on every other legal set) fill
+    the readings."""
+    read = candidates.Readings()
+    for step in range(1, 10):  # the common legal sets: 100 to 265 and 105 to 265 by fives
+        low = 100 + 5 * (step % 2)
+        read.add_record(observe.CaseRecord("c", (_step(step, f"bid {low}", tuple(f"bid {n}" for n in range(low, 270, 5))),)))
+    for top in range(150, 265, 5):  # contracts shown once each: they crowd the six readings
+        read.amounts[top] += 2
+    assert 260 not in candidates.values("auction.barrel_min_bid", None, read)
+    d = observe.Difference("c", 1, 3, "bid 260", "legal", "auction", "unexpected bid",
+                           ["bid 265", "pass"], ["bid 260", "bid 265", "pass"], {"phase": "auction"})
+    assert "auction.barrel_min_bid" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert 260 in candidates.values("auction.barrel_min_bid", None, read)
+
+
 def test_marriage_values_are_built_from_the_events() -> None:
     read = candidates.Readings()
     event = {"type": "marriage_declared", "player": 0, "suit": "S", "points": 80}
@@ -285,3 +304,64 @@ def test_fit_writes_a_valid_house_file_and_a_verify_shaped_report(tmp_path: Path
 def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
     done = subprocess.run([sys.executable, "-m", "conformance.cli", *argv], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
+
+
+# --- the realistic benchmark's accounting -----------------------------------------------
+
+def _benchmark() -> object:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("benchmark_fit", ROOT / "benchmarks" / "fit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_mutant_a_knob_value_expresses_is_named_by_that_knob() -> None:
+    """The mutant letting the opener pass plays as ``auction.opener_may_pass: true`` but for
+    the all-pass ending: with no residual, fit named it when every value that changes play
+    expresses the mistake, and missed it when some other value changes play too."""
+    bench: object = _benchmark()
+    named = getattr(bench, "mistake_named")
+    about = getattr(bench, "about_the_mistake")
+    assert about("opener-may-pass", "auction.opener_may_pass") and not about("opener-may-pass", "play.must_trump")
+    knob = ["auction.opener_may_pass"]
+    assert named("opener-may-pass", [], knob, knob, False) == "yes (a knob value expresses it)"
+    assert named("opener-may-pass", [], [*knob, "play.must_trump"], knob, False) == "NO"
+    assert named("opener-may-pass", [], knob, [], False) == "NO"
+    assert named("opener-may-pass", [], [], [], True) == "unseen"
+
+
+def test_a_value_adopted_for_another_that_plays_the_same_is_not_wrong() -> None:
+    """Under classic (no ceiling, a maximum of 400) a marriage needed above 400 and above 570
+    both mean never needed: putting 570 back changes no play; 200 in place of 400 does (a
+    hand without a marriage may bid 205 to 400 under the one and not the other)."""
+    bench: object = _benchmark()
+    changes_play = getattr(bench, "changes_play")
+    classic = variants.resolve("classic")
+    cases = fit.cases_for({"classic"}, [], ["classic/auction/*"])
+    rules = fit.set_knob(variants.thaw(classic.rules), [fit.Change("auction.marriage_needed_above", 400)])
+    assert not changes_play(cases, classic, rules, "auction.marriage_needed_above", 570, 1)
+    assert changes_play(cases, classic, rules, "auction.marriage_needed_above", 200, 1)
+
+
+def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
+    """Polish asks a follower to beat the winning card and to overtrump. Under a mutant whose
+    trick the highest card of the suit led wins, trumped or not, the winning card after a
+    trump is still the led suit's: beating the led card after a trump is what its legal sets
+    ask, so ``play.beat_after_trump: true`` reproduces more of them than polish's own false;
+    a knob the play cases do not decide (the defenders' rounding) reproduces nothing more."""
+    bench: object = _benchmark()
+    expresses = getattr(bench, "expresses")
+    cases = fit.cases_for({"polish"}, [], ["polish/play/*"])
+    fitter = fit.Fitter("polish", cases, [sys.executable, "-m", "mutants.serve", "trump-does-not-win"])
+    try:
+        fitter.observe_implementation()
+    finally:
+        fitter.close()
+    polish: fit.Rules = variants.thaw(variants.resolve("polish").rules)
+    fitted = fit.set_knob(polish, [fit.Change("play.beat_after_trump", True)])
+    assert expresses(fitter, fitted, "play.beat_after_trump", False, 1)
+    rounded = fit.set_knob(polish, [fit.Change("scoring.defender_rounding", "exact")])
+    assert not expresses(fitter, rounded, "scoring.defender_rounding", polish["scoring"]["defender_rounding"], 1)

@@ -31,6 +31,7 @@ AMOUNT_KNOBS = frozenset({
 STEP_KNOBS = frozenset({"auction.bid_step", "auction.high_bid_step"})
 AMOUNT_WORDS = ("bid", "contract")
 READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
+EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
 
 
@@ -49,6 +50,11 @@ class Readings:
     # showed a knob's own value (a bolt penalty of 120), what the engine showed instead
     replaced: dict[int, collections.Counter[int]] = field(default_factory=dict)
     aces: collections.Counter[int] = field(default_factory=collections.Counter)  # points four aces added
+    # by knob deciding a differing legal set: the lowest and highest amount the implementation
+    # offered there and the edges of the amounts only one side offered. A least bid on the
+    # barrel of 260 shows only in the few legal sets of a player on the barrel, never among
+    # the commonest amounts overall (the opening bid and the maximum)
+    edges: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
@@ -76,6 +82,11 @@ class Readings:
                     self.steps[high - low] += 1
 
     def add_difference(self, d: observe.Difference) -> None:
+        if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+            read = _edges(d.expected, d.actual)
+            for knob in evidence.deciding_knobs(d):
+                if knob in AMOUNT_KNOBS:
+                    self.edges.setdefault(knob, collections.Counter()).update(read)
         if d.kind in ("state", "event"):
             mine = list(_numbers(d.actual))
             theirs = list(_numbers(d.expected))
@@ -102,7 +113,9 @@ class Readings:
             for counter in (self.replaced.get(current) if _integer(current) else None, self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
-        return [n for n, _count in found.most_common(READINGS)]
+        ranked = [n for n, _count in found.most_common(READINGS)]
+        shown = self.edges.get(knob, collections.Counter())
+        return ranked + [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
         """The marriage table the events showed (the commonest points per suit), over ``current``."""
@@ -110,6 +123,19 @@ class Readings:
             return []
         shown = {**current, **{suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}}
         return [shown] if shown != current else []
+
+
+def _edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+    """The amounts at the edges of a differing legal set, per bid or contract word: the lowest
+    and highest the implementation offered, and the lowest and highest only one side offered."""
+    read: collections.Counter[int] = collections.Counter()
+    for word in AMOUNT_WORDS:
+        theirs, mine = ({a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None}
+                        for legal in (expected, actual))
+        for amounts in (mine, theirs ^ mine):
+            if amounts:
+                read.update({min(amounts), max(amounts)})
+    return read
 
 
 def readings(records: Iterable[observe.CaseRecord]) -> Readings:
