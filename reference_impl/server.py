@@ -274,7 +274,8 @@ class Server:
             raise ProtocolError(f"playout: 'favoured' must be a list of integers, got {_excerpt(favoured)}")
         if type(most) is not int or not 0 <= most <= MAX_ACTIONS:
             raise ProtocolError(f"playout: 'max_actions' must be an integer from 0 to {MAX_ACTIONS}, got {_excerpt(most)}")
-        chooser = playout.Chooser(seed, styles, favoured)
+        free = playout.Chooser(seed, styles, favoured)
+        chooser = free if request.get("position") is None else _plan(request["position"], free)
         replies = _Replies(request, "playout")
         actions: list[str] = []
         dealt = self._answer({**deal, "cmd": "deal"}, self.handlers)
@@ -299,6 +300,28 @@ class Server:
     def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self.stopped = True
         return {"ok": True}
+
+
+def _plan(position: Any, free: playout.Chooser) -> playout.Plan:
+    """A playout's ``position``: {declarer, plans (per seat, [trick or null, action] pairs),
+    scripted, least_contract}."""
+    if not isinstance(position, Mapping):
+        raise ProtocolError(f"playout: 'position' must be an object {{declarer, plans, scripted, least_contract}}, got {_excerpt(position)}")
+    declarer, plans = position.get("declarer"), position.get("plans")
+    scripted, least = position.get("scripted", False), position.get("least_contract", 0)
+    if type(declarer) is not int or not 0 <= declarer < 3:
+        raise ProtocolError(f"playout: position 'declarer' must be a seat 0, 1 or 2, got {_excerpt(declarer)}")
+    if not (isinstance(plans, list) and len(plans) == 3 and all(isinstance(seat, list) and all(_is_step(step) for step in seat)
+                                                                 for seat in plans)):
+        raise ProtocolError("playout: position 'plans' must list 3 seats' [trick or null, action] pairs")
+    if type(scripted) is not bool or type(least) is not int:
+        raise ProtocolError("playout: position 'scripted' must be true or false and 'least_contract' an integer")
+    return playout.Plan(declarer, [[(step[0], step[1]) for step in seat] for seat in plans], scripted, least, free)
+
+
+def _is_step(step: Any) -> bool:
+    return (isinstance(step, list) and len(step) == 2 and (step[0] is None or type(step[0]) is int)
+            and isinstance(step[1], str))
 
 
 class _Replies:

@@ -525,7 +525,7 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         styles = position.styles or styles
         laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
         return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None,
-                    tolerate=tolerate)
+                    tolerate=tolerate, playout=Playout(rng, styles, favoured_amounts(rules), positions.plan_fields(position)))
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -591,11 +591,15 @@ class Playout:
     rng: random.Random
     styles: tuple[str, ...]
     favoured: tuple[int, ...]
+    position: dict[str, Any] | None = None  # a position's plans (``positions.plan_fields``)
 
     def fields(self) -> dict[str, Any]:
         """The fields of one deal's ``playout`` request (besides the deal)."""
-        return {"seed": self.rng.getrandbits(53), "styles": list(self.styles), "favoured": list(self.favoured),
-                "max_actions": MAX_STEPS, "states": "changes"}
+        fields = {"seed": self.rng.getrandbits(53), "styles": list(self.styles), "favoured": list(self.favoured),
+                  "max_actions": MAX_STEPS, "states": "changes"}
+        if self.position is not None:
+            fields["position"] = self.position
+        return fields
 
 
 def favoured_amounts(rules: dict[str, dict[str, Any]]) -> tuple[int, ...]:
