@@ -250,8 +250,12 @@ class Server:
         replies = _Replies(request, "batch")
         handlers = {name: self.handlers[name] for name in BATCHED}
         for item in requests:
-            reply = self._answer(item, handlers) if isinstance(item, dict) else {"errored": {"message": "batch: a request must be an object"}}
-            if not replies.add(reply):
+            if not isinstance(item, dict):
+                replies.add({"errored": {"message": "batch: a request must be an object"}})
+                break
+            if item.get("cmd") == "state" and self.state is not None:
+                replies.add_state(self.state)
+            elif not replies.add(self._answer(item, handlers)):
                 break
         return {"replies": replies.replies}
 
@@ -280,9 +284,8 @@ class Server:
         actions: list[str] = []
         dealt = self._answer({**deal, "cmd": "deal"}, self.handlers)
         if replies.add(dealt):
-            observed = state.observation()
+            observed = dict(replies.add_state(state))  # the state the chooser reads, kept current
             legal = state.legal_actions()
-            replies.add({"state": observed})
             replies.add({"actions": legal})
             while len(actions) < most and observed["phase"] not in ENDED:
                 action = chooser.choose(sorted(legal), observed)
@@ -291,9 +294,8 @@ class Server:
                 actions.append(action)
                 if not replies.add(self._answer({"cmd": "apply", "action": action}, self.handlers)):
                     break
-                observed = state.observation()
+                observed.update(replies.add_state(state))
                 legal = state.legal_actions()
-                replies.add({"state": observed})
                 replies.add({"actions": legal})
         return {"actions": actions, "replies": replies.replies}
 
@@ -334,17 +336,30 @@ class _Replies:
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
         self.replies: list[dict[str, Any]] = []
-        self.previous: dict[str, Any] | None = None
+        self.previous: tuple[Any, ...] | None = None  # the snapshot of the previous state reply
 
     def add(self, reply: dict[str, Any]) -> bool:
-        """Keep ``reply``; False when it is ``errored`` (the last one)."""
-        if self.changes and "state" in reply:
-            state = reply["state"]
-            if self.previous is not None:
-                reply = {"changes": {name: value for name, value in state.items() if self.previous.get(name) != value}}
-            self.previous = state
+        """Keep ``reply`` (not a state's: see ``add_state``); False when it is ``errored`` (the last one)."""
         self.replies.append(reply)
         return "errored" not in reply
+
+    def add_state(self, state: MatchState) -> dict[str, Any]:
+        """Keep the reply to a ``state`` request: the observation, or after the first with
+        ``states: "changes"`` its fields that differ from the previous state reply's (compared
+        as snapshots, so that only those are built). Returns the fields the reply holds."""
+        if not self.changes:
+            observed = state.observation()
+            self.replies.append({"state": observed})
+            return observed
+        snapshot = state.snapshot()
+        if self.previous is None:
+            fields = state.observation()
+            self.replies.append({"state": fields})
+        else:
+            fields = state.changes(self.previous, snapshot)
+            self.replies.append({"changes": fields})
+        self.previous = snapshot
+        return fields
 
 
 def read_lines(stream: BinaryIO | TextIO, before_wait: Callable[[], None] = lambda: None) -> Iterator[str | bytes | None]:

@@ -329,7 +329,7 @@ class Pair:
         got_replies: list[dict[str, Any]] = []
         failure: ProtocolFailure | None = None
         try:
-            sent = implementation.send_batch(requests)
+            sent = implementation.send_batch(requests, like=answer)
             if batch.same_replies(sent.line, answer.line):
                 for index, action in enumerate(plays):  # the same replies throughout: nothing to compare
                     if action is not None:

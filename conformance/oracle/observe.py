@@ -300,8 +300,8 @@ class Observer:
             _check(command, reply)
             yield reply
 
-    def send_batch(self, requests: Sequence[Request]) -> Answer:
-        return batch.sent(self._started(), requests)
+    def send_batch(self, requests: Sequence[Request], like: Answer | None = None) -> Answer:
+        return batch.sent(self._started(), requests, like)
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
         """The replies to the chunks' requests, one chunk written (and read) at a time; a
