@@ -63,6 +63,17 @@ def sent(impl: Implementation, requests: Sequence[Request], like: Answer | None 
     ``like``: an answer whose ``replies`` the batch is expected to repeat (the reference's
     ``playout``); a reply line that is exactly ``{"seq":N,`` and those replies' bytes is
     taken without being decoded."""
+    posted = impl.post([request(impl, requests)])
+    expected = _expected(like, posted[0].seq) if like is not None else None
+    answer = impl.collect(posted, [expected] if expected is not None else [])[0]
+    if "errored" in answer.reply or "skipped" in answer.reply:
+        forget(impl)
+    return answer
+
+
+def request(impl: Implementation, requests: Sequence[Request]) -> Request:
+    """The ``batch`` request carrying ``requests``: a ``match`` names its document by key, and
+    carries it only when ``impl`` may not hold it yet."""
     held = _HELD.setdefault(impl, collections.OrderedDict())
     plain: list[dict[str, Any]] = []
     documents: list[str] = []  # the document texts to splice in, one per placeholder
@@ -72,12 +83,12 @@ def sent(impl: Implementation, requests: Sequence[Request], like: Answer | None 
     if documents:  # each placeholder string is replaced by its document's text
         pieces = text.split(_PLACEHOLDER)
         text = pieces[0] + "".join(document + piece for document, piece in zip(documents, pieces[1:]))
-    posted = impl.post([("batch", {"states": "changes", "requests": _Encoded(text)})])
-    expected = _expected(like, posted[0].seq) if like is not None else None
-    answer = impl.collect(posted, [expected] if expected is not None else [])[0]
-    if "errored" in answer.reply or "skipped" in answer.reply:
-        held.clear()  # what it holds is unknown now: documents go with their keys again
-    return answer
+    return ("batch", {"states": "changes", "requests": _Encoded(text)})
+
+
+def forget(impl: Implementation) -> None:
+    """After a failed batch: what the process holds is unknown, documents go with their keys again."""
+    _HELD.pop(impl, None)
 
 
 def read(answer: Answer, commands: Sequence[str], clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

@@ -311,6 +311,20 @@ class Observer:
             _check(command, reply)
             yield reply
 
+    def batch_request(self, requests: Sequence[Request]) -> Request:
+        """One ``batch`` request carrying ``requests`` (the implementation declares it)."""
+        return batch.request(self._started(), requests)
+
+    def unbatched(self, requests: Sequence[Request], answer: Answer) -> list[dict[str, Any]]:
+        """The replies to ``requests`` from the answer to their ``batch_request``, judged as
+        replies read one by one (Skipped, ProtocolFailure)."""
+        try:
+            return list(self.batched(requests, answer))
+        except (ProtocolFailure, Skipped):
+            if self.impl is not None:
+                batch.forget(self.impl)
+            raise
+
     def send_batch(self, requests: Sequence[Request], like: Answer | None = None) -> Answer:
         return batch.sent(self._started(), requests, like)
 
