@@ -170,3 +170,76 @@ def _led_suit(trick: Any) -> str | None:
     if isinstance(trick, list) and trick and isinstance(trick[0], dict):
         return str(trick[0].get("card", ""))[-1:] or None
     return None
+
+
+Step = tuple[int | None, str]  # (the trick a planned action belongs to, or None for any time; the action)
+
+
+class Plan:
+    """A ``playout``'s ``position``: a deal laid out so that one rule bites, with each seat's
+    planned actions. Each action is chosen as docs/protocol.md writes it out: the seat's next
+    planned action legal now (at its trick); in the auction the planned declarer's least bid
+    and least contract (at or above ``least_contract`` when it can), the others' pass, no
+    redeal; then a scripted position's lowest card no plan still needs, and a free one's
+    action by ``free`` (the choice rule above) among those that keep the plan."""
+
+    def __init__(self, declarer: int, seats: Sequence[Sequence[Step]], scripted: bool, least_contract: int,
+                 free: Chooser) -> None:
+        self.declarer = declarer
+        self.seats = [list(steps) for steps in seats]
+        self.scripted = scripted
+        self.least_contract = least_contract
+        self.free = free
+
+    def choose(self, legal: Sequence[str], state: dict[str, Any]) -> str | None:
+        seat = state.get("to_act")
+        if not legal or type(seat) is not int or not 0 <= seat < 3:
+            return self.free.choose(legal, state)
+        planned = self.seats[seat]
+        trick = state.get("trick_number")
+        for index, (when, action) in enumerate(planned):
+            if (when is None or when == trick) and action in legal:
+                del planned[index]
+                return action
+        bid = _auction_action(legal, seat == self.declarer, self.least_contract)
+        if bid is not None:
+            return bid
+        if self.scripted:
+            return _lowest_kept_back(legal, [action for _, action in planned])
+        # giving up would end the position, and a planned card played early spoils the plan
+        kept = {card for _, action in planned if action.startswith("play ") for card in _held_for(action)}
+        others = [a for a in legal if a != "give_up"]
+        return self.free.choose([a for a in others if not kept.intersection(a.split()[1:])] or others or legal, state)
+
+
+def _auction_action(legal: Sequence[str], declarer: bool, least_contract: int) -> str | None:
+    if "no_redeal" in legal:
+        return "no_redeal"
+    amounts = sorted((n, a) for a in legal if (n := _amount_of(a)) is not None)
+    if declarer and amounts:
+        if amounts[0][1].startswith("contract"):
+            return next((a for n, a in amounts if n >= least_contract), amounts[-1][1])
+        return amounts[0][1]
+    if "pass" in legal:
+        return "pass"
+    return amounts[0][1] if amounts else None
+
+
+def _lowest_kept_back(legal: Sequence[str], planned: Sequence[str]) -> str:
+    """The weakest ``play C`` no planned action still needs (else the weakest), the first in
+    deck order among equals; ``legal``'s first action when it holds no plain play."""
+    plays = [a for a in legal if a.startswith("play ") and len(a.split()) == 2]
+    if not plays:
+        return legal[0]
+    needed = {card for action in planned if action.startswith("play ") for card in _held_for(action)}
+    free = [a for a in plays if a.split()[1] not in needed] or plays
+    return min(free, key=lambda a: (STRENGTH[a.split()[1][:-1]], DECK.index(a.split()[1])))
+
+
+def _held_for(action: str) -> tuple[str, ...]:
+    """The cards a planned play needs kept: the card, and for a marriage its partner too."""
+    words = action.split()
+    card = words[1]
+    if words[-1] == "marriage":
+        return card, ("Q" if card[:-1] == "K" else "K") + card[-1]
+    return (card,)

@@ -250,8 +250,12 @@ class Server:
         replies = _Replies(request, "batch")
         handlers = {name: self.handlers[name] for name in BATCHED}
         for item in requests:
-            reply = self._answer(item, handlers) if isinstance(item, dict) else {"errored": {"message": "batch: a request must be an object"}}
-            if not replies.add(reply):
+            if not isinstance(item, dict):
+                replies.add({"errored": {"message": "batch: a request must be an object"}})
+                break
+            if item.get("cmd") == "state" and self.state is not None:
+                replies.add_state(self.state)
+            elif not replies.add(self._answer(item, handlers)):
                 break
         return {"replies": replies.replies}
 
@@ -274,14 +278,14 @@ class Server:
             raise ProtocolError(f"playout: 'favoured' must be a list of integers, got {_excerpt(favoured)}")
         if type(most) is not int or not 0 <= most <= MAX_ACTIONS:
             raise ProtocolError(f"playout: 'max_actions' must be an integer from 0 to {MAX_ACTIONS}, got {_excerpt(most)}")
-        chooser = playout.Chooser(seed, styles, favoured)
+        free = playout.Chooser(seed, styles, favoured)
+        chooser = free if request.get("position") is None else _plan(request["position"], free)
         replies = _Replies(request, "playout")
         actions: list[str] = []
         dealt = self._answer({**deal, "cmd": "deal"}, self.handlers)
         if replies.add(dealt):
-            observed = state.observation()
+            observed = dict(replies.add_state(state))  # the state the chooser reads, kept current
             legal = state.legal_actions()
-            replies.add({"state": observed})
             replies.add({"actions": legal})
             while len(actions) < most and observed["phase"] not in ENDED:
                 action = chooser.choose(sorted(legal), observed)
@@ -290,15 +294,36 @@ class Server:
                 actions.append(action)
                 if not replies.add(self._answer({"cmd": "apply", "action": action}, self.handlers)):
                     break
-                observed = state.observation()
+                observed.update(replies.add_state(state))
                 legal = state.legal_actions()
-                replies.add({"state": observed})
                 replies.add({"actions": legal})
         return {"actions": actions, "replies": replies.replies}
 
     def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self.stopped = True
         return {"ok": True}
+
+
+def _plan(position: Any, free: playout.Chooser) -> playout.Plan:
+    """A playout's ``position``: {declarer, plans (per seat, [trick or null, action] pairs),
+    scripted, least_contract}."""
+    if not isinstance(position, Mapping):
+        raise ProtocolError(f"playout: 'position' must be an object {{declarer, plans, scripted, least_contract}}, got {_excerpt(position)}")
+    declarer, plans = position.get("declarer"), position.get("plans")
+    scripted, least = position.get("scripted", False), position.get("least_contract", 0)
+    if type(declarer) is not int or not 0 <= declarer < 3:
+        raise ProtocolError(f"playout: position 'declarer' must be a seat 0, 1 or 2, got {_excerpt(declarer)}")
+    if not (isinstance(plans, list) and len(plans) == 3 and all(isinstance(seat, list) and all(_is_step(step) for step in seat)
+                                                                 for seat in plans)):
+        raise ProtocolError("playout: position 'plans' must list 3 seats' [trick or null, action] pairs")
+    if type(scripted) is not bool or type(least) is not int:
+        raise ProtocolError("playout: position 'scripted' must be true or false and 'least_contract' an integer")
+    return playout.Plan(declarer, [[(step[0], step[1]) for step in seat] for seat in plans], scripted, least, free)
+
+
+def _is_step(step: Any) -> bool:
+    return (isinstance(step, list) and len(step) == 2 and (step[0] is None or type(step[0]) is int)
+            and isinstance(step[1], str))
 
 
 class _Replies:
@@ -311,17 +336,30 @@ class _Replies:
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
         self.replies: list[dict[str, Any]] = []
-        self.previous: dict[str, Any] | None = None
+        self.previous: tuple[Any, ...] | None = None  # the snapshot of the previous state reply
 
     def add(self, reply: dict[str, Any]) -> bool:
-        """Keep ``reply``; False when it is ``errored`` (the last one)."""
-        if self.changes and "state" in reply:
-            state = reply["state"]
-            if self.previous is not None:
-                reply = {"changes": {name: value for name, value in state.items() if self.previous.get(name) != value}}
-            self.previous = state
+        """Keep ``reply`` (not a state's: see ``add_state``); False when it is ``errored`` (the last one)."""
         self.replies.append(reply)
         return "errored" not in reply
+
+    def add_state(self, state: MatchState) -> dict[str, Any]:
+        """Keep the reply to a ``state`` request: the observation, or after the first with
+        ``states: "changes"`` its fields that differ from the previous state reply's (compared
+        as snapshots, so that only those are built). Returns the fields the reply holds."""
+        if not self.changes:
+            observed = state.observation()
+            self.replies.append({"state": observed})
+            return observed
+        snapshot = state.snapshot()
+        if self.previous is None:
+            fields = state.observation()
+            self.replies.append({"state": fields})
+        else:
+            fields = state.changes(self.previous, snapshot)
+            self.replies.append({"changes": fields})
+        self.previous = snapshot
+        return fields
 
 
 def read_lines(stream: BinaryIO | TextIO, before_wait: Callable[[], None] = lambda: None) -> Iterator[str | bytes | None]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import variants
-from conformance.oracle import fuzz
+from conformance.oracle import fuzz, positions
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
 from reference_impl.playout import Chooser, Stream
 from reference_impl.server import Server
@@ -130,3 +130,57 @@ def test_an_implementation_broken_in_its_batch_replies_is_reported_broken(mode: 
             if outcome.findings and fuzz.failed(outcome.findings[0].divergence) else outcome.error)
     assert said in told and (outcome.findings or told.startswith("the implementation broke the protocol")), outcome
     assert time.monotonic() - started < 120
+
+
+def test_a_playout_position_is_checked() -> None:
+    server = _server()
+    _match(server, 2)
+    deal = {"dealer": 0, "hands": [DECK[0:7], DECK[7:14], DECK[14:21]], "talon": DECK[21:]}
+    good = {"cmd": "playout", "seq": 3, "deal": deal, "seed": 1, "styles": ["any"] * 3, "max_actions": 5}
+    plan = {"declarer": 1, "plans": [[], [[None, "bid 100"]], []], "scripted": True, "least_contract": 120}
+    for position, said in (([], "'position' must be an object"), ({**plan, "declarer": 3}, "'declarer' must be a seat"),
+                           ({**plan, "plans": [[], []]}, "'plans' must list 3 seats"),
+                           ({**plan, "plans": [[["1", "pass"]], [], []]}, "'plans' must list 3 seats"),
+                           ({**plan, "scripted": 1}, "'scripted' must be true or false")):
+        reply = server.handle_line(json.dumps({**good, "position": position}))
+        assert said in reply["errored"]["message"], reply
+    reply = server.handle_line(json.dumps({**good, "position": plan}))
+    assert len(reply["actions"]) == 5 and len(reply["replies"]) == 18
+
+
+@pytest.mark.parametrize("profile", ["classic", "polish", "gambler-club"])
+def test_a_scripted_position_plays_the_same_actions_in_lockstep_and_in_a_playout(profile: str) -> None:
+    # positions.chooser (the runner's, asked a step at a time) and reference_impl.playout.Plan
+    # (the reference's, one playout request) write out the same plan-following rule; a scripted
+    # position never falls back to a random draw, so both must choose the same actions
+    document = variants.resolve(profile).to_document()
+    rules = document["rules"]
+    pair = fuzz.Pair(REFERENCE_COMMAND, REFERENCE_COMMAND, 20.0)
+
+    def no_draw(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
+        assert not legal, "a scripted position asked the random policy"
+        return None
+
+    compared = 0
+    try:
+        for number in range(20):
+            rng = random.Random(f"same/{profile}/{number}")
+            position = positions.random_position(rng, rules, fuzz.random_match_state(rng, rules))
+            if not position.scripted:
+                continue
+            scenario = fuzz.Scenario(position.match, (fuzz.Deal(position.dealer, position.hands, position.talon),),
+                                     position.name)
+            stepped, divergence = fuzz.play(pair, profile, document, scenario, positions.chooser(position, no_draw),
+                                            lambda number, state: None)
+            assert divergence is None
+            playout = fuzz.Playout(random.Random(number), ("any",) * 3, fuzz.favoured_amounts(rules),
+                                   positions.plan_fields(position))
+            played, divergence = fuzz.play(pair, profile, document, scenario, None, lambda number, state: None,
+                                           playout=playout)
+            assert divergence is None
+            assert played.deals[0].actions == stepped.deals[0].actions, position.name
+            assert len(stepped.deals[0].actions) > 10
+            compared += 1
+    finally:
+        pair.close()
+    assert compared >= 5

@@ -58,8 +58,22 @@ def replies(impl: Implementation, requests: Sequence[Request],
     yield from read(sent(impl, requests), [command for command, _ in requests], clipped)
 
 
-def sent(impl: Implementation, requests: Sequence[Request]) -> Answer:
-    """The requests sent in one ``batch``, and its reply as read (``read`` takes it apart)."""
+def sent(impl: Implementation, requests: Sequence[Request], like: Answer | None = None) -> Answer:
+    """The requests sent in one ``batch``, and its reply as read (``read`` takes it apart).
+    ``like``: an answer whose ``replies`` the batch is expected to repeat (the reference's
+    ``playout``); a reply line that is exactly ``{"seq":N,`` and those replies' bytes is
+    taken without being decoded."""
+    posted = impl.post([request(impl, requests)])
+    expected = _expected(like, posted[0].seq) if like is not None else None
+    answer = impl.collect(posted, [expected] if expected is not None else [])[0]
+    if "errored" in answer.reply or "skipped" in answer.reply:
+        forget(impl)
+    return answer
+
+
+def request(impl: Implementation, requests: Sequence[Request]) -> Request:
+    """The ``batch`` request carrying ``requests``: a ``match`` names its document by key, and
+    carries it only when ``impl`` may not hold it yet."""
     held = _HELD.setdefault(impl, collections.OrderedDict())
     plain: list[dict[str, Any]] = []
     documents: list[str] = []  # the document texts to splice in, one per placeholder
@@ -69,10 +83,12 @@ def sent(impl: Implementation, requests: Sequence[Request]) -> Answer:
     if documents:  # each placeholder string is replaced by its document's text
         pieces = text.split(_PLACEHOLDER)
         text = pieces[0] + "".join(document + piece for document, piece in zip(documents, pieces[1:]))
-    answer = impl.collect(impl.post([("batch", {"states": "changes", "requests": _Encoded(text)})]))[0]
-    if "errored" in answer.reply or "skipped" in answer.reply:
-        held.clear()  # what it holds is unknown now: documents go with their keys again
-    return answer
+    return ("batch", {"states": "changes", "requests": _Encoded(text)})
+
+
+def forget(impl: Implementation) -> None:
+    """After a failed batch: what the process holds is unknown, documents go with their keys again."""
+    _HELD.pop(impl, None)
 
 
 def read(answer: Answer, commands: Sequence[str], clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
@@ -99,6 +115,14 @@ def same_replies(line: bytes, other: bytes) -> bool:
 
 
 _REPLIES = b'"replies":'
+
+
+def _expected(like: Answer, seq: int) -> Answer | None:
+    """The batch reply line ``{"seq":N,"replies":...}`` with ``like``'s replies, and its value."""
+    at = like.line.find(_REPLIES)
+    if at <= 0 or like.line[at - 1:at] not in (b",", b"{") or not isinstance(like.reply.get("replies"), list):
+        return None
+    return Answer(b'{"seq":%d,' % seq + like.line[at:], {"seq": seq, "replies": like.reply["replies"]})
 
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
@@ -156,6 +180,8 @@ _PLACEHOLDER = json.dumps(_MARK)  # the mark as it comes out of the encoder
 def _plain(command: str, fields: dict[str, Any], held: collections.OrderedDict[str, None], documents: list[str]) -> dict[str, Any]:
     """One batched request as a JSON value; a ``match`` names its document by key, and carries
     it (as a placeholder for its encoded text) only when this process may not hold it."""
+    if command != "match":  # only a match carries a pre-encoded value (its document)
+        return {"cmd": command, **fields}
     request = {"cmd": command, **{name: value for name, value in fields.items() if not isinstance(value, Preencoded)}}
     for name, value in fields.items():
         if isinstance(value, Preencoded) and not (command == "match" and name == "document"):

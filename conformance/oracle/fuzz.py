@@ -8,10 +8,11 @@ a kind), played with legal actions biased to what shows a rule (low bids and con
 amounts the rules name, passing, giving up, declaring, side suits led after a trump is set,
 each seat's play style) and, now and then, a random illegal one. The implementation and the
 reference (a subprocess, never imported) play in lockstep; after every action the legal sets, the
-replies (refusal class and reason, events) and the states are compared. A random trial's deal
+replies (refusal class and reason, events) and the states are compared. A trial's deal
 is played by the reference alone in one request where it declares the ``playout`` extension
-(its actions chosen by the rule docs/protocol.md writes out, with the same biases), and the
-implementation then gets those actions (see ``Pair.played_out``). The first
+(its actions chosen by the rule docs/protocol.md writes out, with the same biases; a
+position's plans go with the request), and the implementation then gets those actions (see
+``Pair.played_out``). The first
 divergence is shrunk (the shortest prefix, the fewest deals, no needless refused actions,
 the simplest match state) and saved as a schema-valid transcript holding the reference's
 values, which passes against the reference and fails against the implementation.
@@ -277,6 +278,30 @@ class Pair:
             raise ImplementationFailed(str(got))
         return got, want
 
+    def start_match(self, profile: str, document: dict[str, Any], match: dict[str, Any]) -> None:
+        """The ``match`` on both sides at once; a side that declares ``batch`` gets it in one,
+        its document named by key (sent once per process, not read again at every trial)."""
+        asked: dict[int, list[observe.Request]] = {}
+
+        def requests(side: observe.Observer) -> list[observe.Request]:
+            asked[id(side)] = [side.match_request(profile, document, match)]
+            return [side.batch_request(asked[id(side)])] if side.batch else asked[id(side)]
+
+        got, want = self.exchange(requests)
+        implementation, reference = self.sides
+        try:
+            if reference.batch:
+                reference.unbatched(asked[id(reference)], want[0])
+        except ProtocolFailure as exc:
+            self.reset()
+            raise ReferenceFailed(f"the reference failed: {exc}") from None
+        try:
+            if implementation.batch:
+                implementation.unbatched(asked[id(implementation)], got[0])
+        except ProtocolFailure as exc:
+            implementation.kill()
+            raise ImplementationFailed(str(exc)) from None
+
     def turn(self, action: str | None, deal: dict[str, Any] | None = None) -> tuple[observe.Turn, observe.Turn]:
         """The action (or the deal) on both sides: each side's reply, state and next legal set."""
         got, want = self.exchange(lambda side: observe.turn_requests(action, deal))
@@ -329,7 +354,7 @@ class Pair:
         got_replies: list[dict[str, Any]] = []
         failure: ProtocolFailure | None = None
         try:
-            sent = implementation.send_batch(requests)
+            sent = implementation.send_batch(requests, like=answer)
             if batch.same_replies(sent.line, answer.line):
                 for index, action in enumerate(plays):  # the same replies throughout: nothing to compare
                     if action is not None:
@@ -424,7 +449,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
     ``record`` receives the reference's step records, deal by deal. With ``playout``, and no
     ``tolerate``, a reference that declares the extension chooses each deal's actions itself
     (``Pair.played_out``: one request per deal) instead of ``choose``."""
-    pair.exchange(lambda side: [side.match_request(profile, document, scenario.match)])
+    pair.start_match(profile, document, scenario.match)
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
     number = 0
@@ -525,7 +550,7 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         styles = position.styles or styles
         laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
         return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None,
-                    tolerate=tolerate)
+                    tolerate=tolerate, playout=Playout(rng, styles, favoured_amounts(rules), positions.plan_fields(position)))
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -591,11 +616,15 @@ class Playout:
     rng: random.Random
     styles: tuple[str, ...]
     favoured: tuple[int, ...]
+    position: dict[str, Any] | None = None  # a position's plans (``positions.plan_fields``)
 
     def fields(self) -> dict[str, Any]:
         """The fields of one deal's ``playout`` request (besides the deal)."""
-        return {"seed": self.rng.getrandbits(53), "styles": list(self.styles), "favoured": list(self.favoured),
-                "max_actions": MAX_STEPS, "states": "changes"}
+        fields = {"seed": self.rng.getrandbits(53), "styles": list(self.styles), "favoured": list(self.favoured),
+                  "max_actions": MAX_STEPS, "states": "changes"}
+        if self.position is not None:
+            fields["position"] = self.position
+        return fields
 
 
 def favoured_amounts(rules: dict[str, dict[str, Any]]) -> tuple[int, ...]:

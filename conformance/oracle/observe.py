@@ -104,6 +104,9 @@ class Difference:
 
 # --- one implementation process, observed ------------------------------------------------
 
+MAX_DOCUMENTS_BY_IDENTITY = 1024  # document objects remembered by identity (fit passes one per variant tried)
+
+
 class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
@@ -124,6 +127,7 @@ class Observer:
         self.batch = False  # it declares the batch extension: a case goes in one request
         self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
+        self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
 
     def launch(self) -> None:
@@ -179,9 +183,16 @@ class Observer:
         self.kill()
 
     def _document(self, document: dict[str, Any]) -> Preencoded:
+        """The document encoded once: by its rules' text, and for the very same object (the
+        callers pass one document per profile for a whole run) without reading it again."""
+        seen = self._by_identity.get(id(document))
+        if seen is not None and seen[0] is document:
+            return seen[1]
         key = repr(document.get("rules"))
         if key not in self.documents:
             self.documents[key] = Preencoded(document)
+        if len(self._by_identity) < MAX_DOCUMENTS_BY_IDENTITY:
+            self._by_identity[id(document)] = (document, self.documents[key])  # held: its id is not reused
         return self.documents[key]
 
     def post(self, requests: Sequence[Request]) -> list[Posted]:
@@ -300,8 +311,22 @@ class Observer:
             _check(command, reply)
             yield reply
 
-    def send_batch(self, requests: Sequence[Request]) -> Answer:
-        return batch.sent(self._started(), requests)
+    def batch_request(self, requests: Sequence[Request]) -> Request:
+        """One ``batch`` request carrying ``requests`` (the implementation declares it)."""
+        return batch.request(self._started(), requests)
+
+    def unbatched(self, requests: Sequence[Request], answer: Answer) -> list[dict[str, Any]]:
+        """The replies to ``requests`` from the answer to their ``batch_request``, judged as
+        replies read one by one (Skipped, ProtocolFailure)."""
+        try:
+            return list(self.batched(requests, answer))
+        except (ProtocolFailure, Skipped):
+            if self.impl is not None:
+                batch.forget(self.impl)
+            raise
+
+    def send_batch(self, requests: Sequence[Request], like: Answer | None = None) -> Answer:
+        return batch.sent(self._started(), requests, like)
 
     def _replies(self, chunks: list[list[Request]]) -> Iterator[dict[str, Any]]:
         """The replies to the chunks' requests, one chunk written (and read) at a time; a

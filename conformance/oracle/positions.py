@@ -381,6 +381,13 @@ def chooser(position: Position, fallback: Chooser) -> Chooser:
     return choose
 
 
+def plan_fields(position: Position) -> dict[str, Any]:
+    """The position's plans as a ``playout`` request's ``position`` (docs/protocol.md): the
+    reference follows them as ``chooser`` does, its own choice rule playing the free part."""
+    return {"declarer": position.declarer, "plans": [[[when, action] for when, action in plan] for plan in position.plans],
+            "scripted": position.scripted, "least_contract": position.least_contract}
+
+
 def _auction_action(legal: Sequence[str], declarer: bool, least_contract: int) -> str | None:
     """The planned declarer's least bid, its least contract (at or above ``least_contract``
     when it can), another seat's pass; no redeal."""
