@@ -206,8 +206,35 @@ class MatchState:
 
 
     def observation(self) -> dict[str, Any]:
-        """The observable state of DESIGN.md, as JSON values."""
-        return {name: view(self) for name, view in OBSERVED}
+        """The observable state of DESIGN.md, as JSON values (written out field by field: it is
+        built at every step of verify; ``changes`` builds single fields by ``OBSERVED``, and a
+        test holds the two together)."""
+        return {
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "dealer": self.dealer,
+            "next_dealer": self.next_dealer,
+            "auction": [{"player": p, "action": a} for p, a in self.auction],
+            "high_bid": self.high_bid,
+            "declarer": self.declarer,
+            "contract": self.contract,
+            "talon_shown": self.talon_shown,
+            "talon": codes_of(self.talon) if self.talon_shown else None,
+            "trump": self.trump,
+            "trick": [{"player": p, "card": c.code} for p, c in self.trick],
+            "trick_number": self.trick_number,
+            "tricks_won": list(self.tricks_won),
+            "card_points": list(self.card_points),
+            # suit letters in the order declared, then "aces" where four aces were declared
+            "marriages": [list(m) + (["aces"] if self.aces[p] else []) for p, m in enumerate(self.marriages)],
+            "deal_result": _result_copy(self.deal_result),
+            "scores": [number(s) for s in self.scores],
+            "bolts": list(self.bolts),
+            "give_ups": list(self.give_ups),
+            "barrel": [seat.as_json() for seat in self.barrel],
+            "winner": self.winner,
+            "hands": [codes_of(hand) for hand in self.hands],
+        }
 
     def snapshot(self) -> tuple[Any, ...]:
         """What the observation shows, field by field in its order, as the plain values it is
@@ -871,8 +898,8 @@ class MatchState:
     __hash__ = None  # type: ignore[assignment]
 
 
-# The observation's fields in order (DESIGN.md), each with its JSON value; ``snapshot`` lists
-# the plain values they are made from in the same order.
+# The observation's fields in order (DESIGN.md), each with its JSON value, for ``changes``;
+# ``snapshot`` lists the plain values they are made from in the same order.
 OBSERVED: tuple[tuple[str, Callable[[MatchState], Any]], ...] = (
     ("phase", lambda s: s.phase),
     ("to_act", lambda s: s.to_act),

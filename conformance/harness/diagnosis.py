@@ -421,7 +421,8 @@ def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None)
 
     A run is judged by its first finding, the earliest wrong answer: later ones are often
     its consequences (see ``further``). Runs whose first checks name knobs are gathered by
-    the knob most of them name (one rule seen through several checks is one cause); the
+    a knob they name (one rule seen through several checks is one cause), but a knob that
+    no passing case plays gathers only the runs whose cases play it (see ``_cover``); the
     group's ``knobs`` are those at least half its members name, the likeliest first, its
     ``checks`` the signatures it gathers, ``signature`` the most telling of them. Runs
     whose check names no knob group by signature. ``passed`` counts, per knob, the passing
