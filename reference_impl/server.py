@@ -336,7 +336,7 @@ class _Replies:
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
         self.replies: list[dict[str, Any]] = []
-        self.previous: tuple[Any, ...] | None = None  # the snapshot of the previous state reply
+        self.previous: dict[str, Any] | None = None  # the previous state reply's observation
 
     def add(self, reply: dict[str, Any]) -> bool:
         """Keep ``reply`` (not a state's: see ``add_state``); False when it is ``errored`` (the last one)."""
@@ -345,20 +345,18 @@ class _Replies:
 
     def add_state(self, state: MatchState) -> dict[str, Any]:
         """Keep the reply to a ``state`` request: the observation, or after the first with
-        ``states: "changes"`` its fields that differ from the previous state reply's (compared
-        as snapshots, so that only those are built). Returns the fields the reply holds."""
+        ``states: "changes"`` its fields that differ from the previous state reply's. Returns
+        the fields the reply holds."""
+        observed = state.observation()
         if not self.changes:
-            observed = state.observation()
             self.replies.append({"state": observed})
             return observed
-        snapshot = state.snapshot()
-        if self.previous is None:
-            fields = state.observation()
-            self.replies.append({"state": fields})
-        else:
-            fields = state.changes(self.previous, snapshot)
-            self.replies.append({"changes": fields})
-        self.previous = snapshot
+        previous, self.previous = self.previous, observed
+        if previous is None:
+            self.replies.append({"state": observed})
+            return observed
+        fields = {name: value for name, value in observed.items() if previous[name] != value}
+        self.replies.append({"changes": fields})
         return fields
 
 

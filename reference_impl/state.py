@@ -13,7 +13,7 @@ import copy
 import functools
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from . import deal_end
 from .actions import Bid, Contract, Give, GiveUp, NoRedeal, Pass, Play, Redeal, parse_action
@@ -36,9 +36,6 @@ class BarrelSeat:
 
     def as_json(self) -> dict[str, Any]:
         return {"on": self.on, "attempts": self.attempts, "failed_visits": self.failed_visits}
-
-    def values(self) -> tuple[bool, int, int]:
-        return self.on, self.attempts, self.failed_visits
 
 
 def to_fraction(value: Any, where: str) -> Number:
@@ -206,9 +203,7 @@ class MatchState:
 
 
     def observation(self) -> dict[str, Any]:
-        """The observable state of DESIGN.md, as JSON values (written out field by field: it is
-        built at every step of verify; ``changes`` builds single fields by ``OBSERVED``, and a
-        test holds the two together)."""
+        """The observable state of DESIGN.md, as JSON values."""
         return {
             "phase": self.phase,
             "to_act": self.to_act,
@@ -235,22 +230,6 @@ class MatchState:
             "winner": self.winner,
             "hands": [codes_of(hand) for hand in self.hands],
         }
-
-    def snapshot(self) -> tuple[Any, ...]:
-        """What the observation shows, field by field in its order, as the plain values it is
-        made from (masks, tuples): cheaper to take and to compare than the observation, and
-        two snapshots are equal exactly where the observations' fields are."""
-        return (self.phase, self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid,
-                self.declarer, self.contract, self.talon_shown, self.talon if self.talon_shown else None, self.trump,
-                tuple(self.trick), self.trick_number, tuple(self.tricks_won), tuple(self.card_points),
-                (tuple(map(tuple, self.marriages)), tuple(map(bool, self.aces))), _result_copy(self.deal_result),
-                tuple(self.scores), tuple(self.bolts), tuple(self.give_ups),
-                tuple(map(BarrelSeat.values, self.barrel)), self.winner, tuple(self.hands))
-
-    def changes(self, before: tuple[Any, ...], now: tuple[Any, ...]) -> dict[str, Any]:
-        """The observation's fields (JSON values) whose values differ from snapshot ``before``
-        to ``now``, this state's: the observation's changes, each field built only if changed."""
-        return {name: view(self) for (name, view), old, new in zip(OBSERVED, before, now) if old != new}
 
     # ------------------------------------------------------------ redeal windows
 
@@ -896,36 +875,6 @@ class MatchState:
         return isinstance(other, MatchState) and self.to_json() == other.to_json()
 
     __hash__ = None  # type: ignore[assignment]
-
-
-# The observation's fields in order (DESIGN.md), each with its JSON value, for ``changes``;
-# ``snapshot`` lists the plain values they are made from in the same order.
-OBSERVED: tuple[tuple[str, Callable[[MatchState], Any]], ...] = (
-    ("phase", lambda s: s.phase),
-    ("to_act", lambda s: s.to_act),
-    ("dealer", lambda s: s.dealer),
-    ("next_dealer", lambda s: s.next_dealer),
-    ("auction", lambda s: [{"player": p, "action": a} for p, a in s.auction]),
-    ("high_bid", lambda s: s.high_bid),
-    ("declarer", lambda s: s.declarer),
-    ("contract", lambda s: s.contract),
-    ("talon_shown", lambda s: s.talon_shown),
-    ("talon", lambda s: codes_of(s.talon) if s.talon_shown else None),
-    ("trump", lambda s: s.trump),
-    ("trick", lambda s: [{"player": p, "card": c.code} for p, c in s.trick]),
-    ("trick_number", lambda s: s.trick_number),
-    ("tricks_won", lambda s: list(s.tricks_won)),
-    ("card_points", lambda s: list(s.card_points)),
-    # suit letters in the order declared, then "aces" where four aces were declared
-    ("marriages", lambda s: [[*m, "aces"] if s.aces[p] else list(m) for p, m in enumerate(s.marriages)]),
-    ("deal_result", lambda s: _result_copy(s.deal_result)),
-    ("scores", lambda s: [number(score) for score in s.scores]),
-    ("bolts", lambda s: list(s.bolts)),
-    ("give_ups", lambda s: list(s.give_ups)),
-    ("barrel", lambda s: [seat.as_json() for seat in s.barrel]),
-    ("winner", lambda s: s.winner),
-    ("hands", lambda s: [codes_of(hand) for hand in s.hands]),
-)
 
 
 _PLAIN_FIELDS = (

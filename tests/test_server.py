@@ -106,38 +106,3 @@ def test_help(capsys: Any) -> None:
         assert exc.code == 0
     assert "protocol v1" in capsys.readouterr().out
 
-
-def test_state_changes_from_snapshots_are_the_fields_whose_observed_values_differ() -> None:
-    # a batch's "changes" are computed from snapshots (MatchState.snapshot) so that only the
-    # changed fields are built; over random play under every bundled profile, from match states
-    # with scores, bolts and barrel seats set, they must be exactly the fields whose
-    # observations differ
-    import random
-
-    import variants
-    from reference_impl import MatchState, Rules, deal_random
-
-    rng = random.Random(11)
-    compared = changed = 0
-    for name in variants.all_names():
-        rules = Rules.from_document(variants.resolve(name).to_document())
-        state = MatchState(rules, {"scores": [rng.randrange(0, 1000, 5) for _ in range(3)], "bolts": [2, 0, 1],
-                                   "barrel": [{"on": True, "attempts": 1, "failed_visits": 0}, {}, {}]})
-        for _ in range(3):
-            if state.phase == "match_over":
-                break
-            hands, talon = deal_random(rng.randrange(2**32))
-            state.start_deal(rng.randrange(3), hands, talon)
-            before, snapshot = state.observation(), state.snapshot()
-            while True:
-                legal = state.legal_actions()
-                if not legal:
-                    break
-                state.apply(rng.choice(legal))
-                now, later = state.observation(), state.snapshot()
-                expected = {field: value for field, value in now.items() if before[field] != value}
-                assert state.changes(snapshot, later) == expected, (name, expected)
-                compared += 1
-                changed += len(expected)
-                before, snapshot = now, later
-    assert compared > 500 and changed > compared
