@@ -10,7 +10,7 @@ request; this module is that text in code, step for step (the draws in the same 
 
 from __future__ import annotations
 
-from typing import Any, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 RANKS = ("A", "10", "K", "Q", "J", "9")  # strongest first
 SUITS = "SCDH"
@@ -207,7 +207,7 @@ class Plan:
         if self.scripted:
             return _lowest_kept_back(legal, [action for _, action in planned])
         # giving up would end the position, and a planned card played early spoils the plan
-        kept = {card for _, action in planned if action.startswith("play ") for card in _held_for(action)}
+        kept = _held_for(action for _, action in planned)
         others = [a for a in legal if a != "give_up"]
         return self.free.choose([a for a in others if not kept.intersection(a.split()[1:])] or others or legal, state)
 
@@ -231,15 +231,19 @@ def _lowest_kept_back(legal: Sequence[str], planned: Sequence[str]) -> str:
     plays = [a for a in legal if a.startswith("play ") and len(a.split()) == 2]
     if not plays:
         return legal[0]
-    needed = {card for action in planned if action.startswith("play ") for card in _held_for(action)}
+    needed = _held_for(planned)
     free = [a for a in plays if a.split()[1] not in needed] or plays
     return min(free, key=lambda a: (STRENGTH[a.split()[1][:-1]], DECK.index(a.split()[1])))
 
 
-def _held_for(action: str) -> tuple[str, ...]:
-    """The cards a planned play needs kept: the card, and for a marriage its partner too."""
-    words = action.split()
-    card = words[1]
-    if words[-1] == "marriage":
-        return card, ("Q" if card[:-1] == "K" else "K") + card[-1]
-    return (card,)
+def _held_for(planned: Iterable[str]) -> set[str]:
+    """The cards planned plays need kept: each card, and for a marriage its partner too."""
+    held: set[str] = set()
+    for action in planned:
+        if action.startswith("play "):
+            words = action.split()
+            card = words[1]
+            held.add(card)
+            if words[-1] == "marriage":
+                held.add(("Q" if card[:-1] == "K" else "K") + card[-1])
+    return held

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 RANKS = ("A", "10", "K", "Q", "J", "9")  # strongest first
 SUITS = "SCDH"
@@ -374,7 +374,7 @@ def chooser(position: Position, fallback: Chooser) -> Chooser:
         if position.scripted:
             return _lowest_kept_back(legal, [action for _, action in plans[seat]])
         # giving up would end the position, and a planned card played early spoils the plan
-        kept = {card for _, action in plans[seat] if action.startswith("play ") for card in _held_for(action)}
+        kept = _held_for(action for _, action in plans[seat])
         return fallback(tuple(a for a in legal if a != "give_up" and not kept.intersection(a.split()[1:]))
                         or tuple(a for a in legal if a != "give_up") or legal, state)
 
@@ -409,15 +409,19 @@ def _lowest_kept_back(legal: Sequence[str], planned: Sequence[str]) -> str:
     plays = [a for a in legal if a.startswith("play ") and len(a.split()) == 2]
     if not plays:
         return legal[0]
-    needed = {card for action in planned if action.startswith("play ") for card in _held_for(action)}
+    needed = _held_for(planned)
     free = [a for a in plays if a.split()[1] not in needed] or plays
     return min(free, key=lambda a: (strength(a.split()[1]), DECK.index(a.split()[1])))
 
 
-def _held_for(action: str) -> tuple[str, ...]:
-    """The cards a planned play needs kept: the card, and for a marriage its partner too."""
-    words = action.split()
-    card = words[1]
-    if words[-1] == "marriage":
-        return card, ("Q" if card[:-1] == "K" else "K") + card[-1]
-    return (card,)
+def _held_for(planned: Iterable[str]) -> set[str]:
+    """The cards planned plays need kept: each card, and for a marriage its partner too."""
+    held: set[str] = set()
+    for action in planned:
+        if action.startswith("play "):
+            words = action.split()
+            card = words[1]
+            held.add(card)
+            if words[-1] == "marriage":
+                held.add(("Q" if card[:-1] == "K" else "K") + card[-1])
+    return held
