@@ -140,9 +140,7 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
 def applying_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
     """The knobs that can change an outcome under these rules and have another value in
     ``knob_domain``, in schema order (the 45-variant benchmark draws its changes from these)."""
-    inert = variants.inert_knobs(replace(profile, rules=rules))
-    return [f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs
-            if f"{s}.{k}" not in inert and len(knob_domain(f"{s}.{k}", rules[s][k])) > 0]
+    return _knobs_with_other_values(profile, rules, knob_domain)
 
 
 def searchable_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
@@ -150,9 +148,14 @@ def searchable_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[st
     those fit tries (``candidates.values``), in schema order. Unlike ``applying_knobs`` this
     keeps the structured knobs whose value every bundled profile shares (the marriage table):
     their candidates are built from the values, not only taken from the bundled profiles."""
+    return _knobs_with_other_values(profile, rules, candidates.values)
+
+
+def _knobs_with_other_values(profile: variants.ResolvedProfile, rules: Rules,
+                             others: Callable[[str, Any], list[Any]]) -> list[str]:
     inert = variants.inert_knobs(replace(profile, rules=rules))
     return [f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs
-            if f"{s}.{k}" not in inert and candidates.values(f"{s}.{k}", rules[s][k])]
+            if f"{s}.{k}" not in inert and others(f"{s}.{k}", rules[s][k])]
 
 
 # --- the search --------------------------------------------------------------------------
