@@ -284,10 +284,14 @@ def _opener_may_pass() -> list[Patch]:
 
         return bid
 
-    def make_legal(original: Callable[[MatchState], list[str]]) -> Any:
-        return lambda self: sorted(original(self) + (["pass"] if self.high_bid is None else []))
+    def make_legal(original: Callable[[MatchState], tuple[str, ...]]) -> Any:
+        return lambda self: tuple(sorted([*original(self), *(["pass"] if self.high_bid is None else [])]))
 
-    return [wrap(MatchState, "_bid", make_bid), wrap(MatchState, "_legal_auction", make_legal)]
+    def make_refusal(original: Callable[[MatchState, int], Any]) -> Any:
+        return lambda self, player: None if self.high_bid is None else original(self, player)
+
+    return [wrap(MatchState, "_bid", make_bid), wrap(MatchState, "_legal_auction", make_legal),
+            wrap(MatchState, "_pass_refusal", make_refusal)]
 
 
 @mutant("pass-not-final", "gives a player who passed another turn to bid", "auction")

@@ -13,6 +13,7 @@ ask "does this hand hold a marriage" or "which cards may follow".
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Iterable
 
@@ -114,11 +115,26 @@ def codes_of(mask: Mask) -> list[str]:
     return [*_CODES[0][mask & 63], *_CODES[1][mask >> 6 & 63], *_CODES[2][mask >> 12 & 63], *_CODES[3][mask >> 18 & 63]]
 
 
-def play_actions(mask: Mask) -> list[str]:
-    """``play C`` for every card of the mask, sorted as strings."""
+@functools.lru_cache(maxsize=1 << 16)
+def play_actions(mask: Mask) -> tuple[str, ...]:
+    """``play C`` for every card of the mask, sorted as strings. The same hands and the same
+    allowed cards come back deal after deal, hence the cache."""
     plays = [*_PLAYS[0][mask & 63], *_PLAYS[1][mask >> 6 & 63], *_PLAYS[2][mask >> 12 & 63], *_PLAYS[3][mask >> 18 & 63]]
     plays.sort()  # within a suit they are sorted already: only a hand of several suits is reordered
-    return plays
+    return tuple(plays)
+
+
+def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
+    """The plays of a hand on lead, sorted: every card, and where a declaration is open then,
+    ``play C marriage`` for each half of a marriage held (``marriages``) and ``play C aces``
+    for each ace of four held (``aces``)."""
+    plays = play_actions(hand)
+    declared = []
+    if marriages:
+        declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if hand & pair == pair for c in cards_of(pair)]
+    if aces and hand & ACES == ACES:
+        declared += [f"play {c.code} aces" for c in cards_of(ACES)]
+    return tuple(sorted(plays + tuple(declared))) if declared else plays
 
 
 def points_of(mask: Mask) -> int:

@@ -38,7 +38,7 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     assert declarer is not None and contract is not None
     marriages = state.rules.marriages.values
     points: list[Number] = [
-        state.card_points[p] + sum(marriages[s] for s in state.marriages[p]) + state.aces[p] + state.bonus_points[p]
+        state.card_points[p] + sum([marriages[s] for s in state.marriages[p]]) + state.aces[p] + state.bonus_points[p]
         for p in range(3)
     ]
     scoring = state.rules.scoring
@@ -116,21 +116,10 @@ def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Number], event
         _barrel_arrivals(state, outcome, events)
         _failed_visit_reset(state, events)
     _dump(state, events)
-    changes = [state.scores[p] - state.start_scores[p] for p in range(3)]
-    state.deal_result = {
-        "kind": outcome.kind,
-        "made": outcome.made,
-        "points": [number(x) for x in outcome.points],
-        "deltas": [number(x) for x in changes],
-    }
-    events.append(
-        {
-            "type": "deal_scored",
-            "points": [number(x) for x in outcome.points],
-            "deltas": [number(x) for x in changes],
-            "scores": [number(x) for x in state.scores],
-        }
-    )
+    points = [number(x) for x in outcome.points]
+    changes = [number(state.scores[p] - state.start_scores[p]) for p in range(3)]
+    state.deal_result = {"kind": outcome.kind, "made": outcome.made, "points": points, "deltas": changes}
+    events.append({"type": "deal_scored", "points": list(points), "deltas": list(changes), "scores": [number(x) for x in state.scores]})
     state.phase = "deal_over"
     state.to_act = None
     assert state.dealer is not None

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from . import deal_end
-from .actions import Bid, Contract, Give, GiveUp, NoRedeal, Pass, Play, Redeal, parse_action
-from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, cards_of, codes_of, mask_of, play_actions, points_of
+from .actions import Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
+from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
 from .rules import AuctionRules, RedealRule, Rules
 from .scoring import Number, number, whole
@@ -119,6 +120,7 @@ class MatchState:
         self.nines_holder: int | None = None  # dealt all four nines (redeals.four_nines_bonus)
         self.deal_result: dict[str, Any] | None = None
         self.start_scores = list(self.scores)
+        self._legal: tuple[str, ...] | None = None  # the position's legal actions, once generated
 
     def start_deal(self, dealer: int, hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> list[Event]:
         """Deal the given cards; returns the events of any window that opens at once."""
@@ -147,52 +149,81 @@ class MatchState:
 
     def legal_actions(self) -> list[str]:
         """Every legal action string for the player to act, sorted."""
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._generate()
+        return list(legal)
+
+    def _generate(self) -> tuple[str, ...]:
+        """The legal actions of the position, sorted; kept until the next action changes it,
+        so that ``apply`` needs no other check for an action listed here."""
         phase = self.phase
         if phase == "play":
             return self._legal_plays()
         if phase == "auction":
-            return sorted(self._legal_auction())
+            return tuple(self._legal_auction())
         if phase == "claim":
-            return ["no_redeal", "redeal"]
+            return _CLAIM_ACTIONS
         if phase == "exchange":
-            return self._legal_exchange()  # sorted as generated
+            return tuple(self._legal_exchange())
         if phase == "contract":
-            return sorted(self._legal_contract())
-        return []
+            return tuple(self._legal_contract())
+        return ()
 
     def apply(self, action: str) -> list[Event]:
         """Apply the action of the player to act; refuse it (state unchanged) if it is not legal."""
         phase = self.phase
         try:
             parsed = parse_action(action)
-            if phase == "match_over":
-                raise illegal("match_over", "the match is over")
-            events: list[Event] = []
-            if isinstance(parsed, Play):
-                if phase != "play":
-                    raise _wrong_phase(parsed, "play", phase)
-                self._play(parsed, events)
-            elif isinstance(parsed, (Bid, Pass)):
-                if phase != "auction":
-                    raise _wrong_phase(parsed, "auction", phase)
-                self._bid(parsed, events)
-            elif isinstance(parsed, Give):
-                if phase != "exchange":
-                    raise _wrong_phase(parsed, "exchange", phase)
-                self._give(parsed, events)
-            elif isinstance(parsed, Contract):
-                if phase != "contract":
-                    raise _wrong_phase(parsed, "contract", phase)
-                self._contract(parsed.amount, events)
-            elif isinstance(parsed, GiveUp):
-                self._give_up(events)
-            else:
-                if phase != "claim":
-                    raise illegal("redeal_not_allowed", "no redeal claim window is open")
-                self._claim(isinstance(parsed, Redeal), events)
-            return events
+            legal = self._legal
+            if legal is None or action not in legal:  # a listed action is legal: nothing to check
+                refusal = self._refusal(parsed, phase)
+                if refusal is not None:
+                    raise refusal
         except RefusedActionError as exc:
             raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
+        self._legal = None
+        events: list[Event] = []
+        if isinstance(parsed, Play):
+            self._play(parsed, events)
+        elif isinstance(parsed, (Bid, Pass)):
+            self._bid(parsed, events)
+        elif isinstance(parsed, Give):
+            self._give(parsed, events)
+        elif isinstance(parsed, Contract):
+            self._fix_contract(parsed.amount, events)
+        elif isinstance(parsed, GiveUp):
+            self._give_up(events)
+        else:
+            self._claim(isinstance(parsed, Redeal), events)
+        return events
+
+    def _refusal(self, parsed: Action, phase: str) -> IllegalActionError | None:
+        """Why the rules forbid this action now (None: they do not), checked before anything changes."""
+        if phase == "match_over":
+            return illegal("match_over", "the match is over")
+        player = self.to_act
+        if isinstance(parsed, Play):
+            if phase != "play":
+                return _wrong_phase(parsed, "play", phase)
+            assert player is not None
+            return self._play_refusal(player, parsed)
+        if isinstance(parsed, (Bid, Pass)):
+            if phase != "auction":
+                return _wrong_phase(parsed, "auction", phase)
+            assert player is not None
+            return self._pass_refusal(player) if isinstance(parsed, Pass) else self._bid_refusal(player, parsed.amount)
+        if isinstance(parsed, Give):
+            return _wrong_phase(parsed, "exchange", phase) if phase != "exchange" else self._give_refusal(parsed)
+        if isinstance(parsed, Contract):
+            return _wrong_phase(parsed, "contract", phase) if phase != "contract" else self._contract_refusal(parsed.amount)
+        if isinstance(parsed, GiveUp):
+            if phase not in ("exchange", "contract"):
+                return illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {phase} phase")
+            return self._give_up_refusal()
+        if phase != "claim":
+            return illegal("redeal_not_allowed", "no redeal claim window is open")
+        return None
 
     def _position(self, phase: str) -> str:
         if phase == "play" and self.trick_number is not None:
@@ -278,7 +309,7 @@ class MatchState:
                     self._end_with_redeal(rule.condition, player, events)
                     return
         claims = [r for r in rules if r.by == "claim"]
-        queue = [p for p in order if any(self._qualifies(p, r) for r in claims)]
+        queue = [p for p in order if self._may_claim(p, claims)]
         if queue:
             self.phase = "claim"
             self.claim_window = window
@@ -286,6 +317,12 @@ class MatchState:
             self.to_act = queue[0]
             return
         self._after_window(window, events)
+
+    def _may_claim(self, player: int, claims: list[RedealRule]) -> bool:
+        for rule in claims:
+            if self._qualifies(player, rule):
+                return True
+        return False
 
     def _after_window(self, window: str, events: list[Event]) -> None:
         self.claim_window = None
@@ -434,7 +471,8 @@ class MatchState:
                 top = min(top, a.marriage_needed_above + worth)
         return top
 
-    def _legal_auction(self) -> list[str]:
+    def _legal_auction(self) -> tuple[str, ...]:
+        """The bids then ``pass``, sorted as strings."""
         player = self.to_act
         assert player is not None
         a = self.rules.auction
@@ -442,32 +480,32 @@ class MatchState:
         minimum = self._barrel_minimum(player)
         while minimum is not None and first < minimum:
             first = self._next_on_grid(first)
-        actions = ["pass"] if self._may_pass(player) else []
+        passing = _PASS if self._may_pass(player) else ()
         if self._bid_refusal(player, first) is not None:
-            return actions  # every limit is monotone: nothing higher is legal either
+            return passing  # every limit is monotone: nothing higher is legal either
         if a.raise_ == "one_step" or (self.high_bid is None and a.opening == "forced"):
-            return actions + [f"bid {first}"]
+            return amount_actions(a, "bid", first, first) + passing
         top = self._limit_top(self.hands[player])
         if a.stop_at is not None and (self.high_bid is None or self.high_bid < a.stop_at):
             top = min(top, a.stop_at)
         if a.pre_talon_max is not None:
             top = min(top, a.pre_talon_max)
-        return actions + list(amount_actions(a, "bid", first, top))
+        return amount_actions(a, "bid", first, top) + passing
+
+    def _pass_refusal(self, player: int) -> IllegalActionError | None:
+        if self._may_pass(player):
+            return None
+        if self.rules.auction.opener_may_pass:
+            return illegal("dealer_must_bid", "both other players passed: the dealer must bid")
+        return illegal("opener_must_bid", "the opener may not pass first")
 
     def _bid(self, action: Bid | Pass, events: list[Event]) -> None:
         player = self.to_act
         assert player is not None
         if isinstance(action, Pass):
-            if not self._may_pass(player):
-                if self.rules.auction.opener_may_pass:
-                    raise illegal("dealer_must_bid", "both other players passed: the dealer must bid")
-                raise illegal("opener_must_bid", "the opener may not pass first")
             self.passed[player] = True
             self.auction.append((player, "pass"))
         else:
-            refusal = self._bid_refusal(player, action.amount)
-            if refusal is not None:
-                raise refusal
             self.high_bid = action.amount
             self.high_bidder = player
             self.auction.append((player, str(action)))
@@ -531,23 +569,25 @@ class MatchState:
         assert self.declarer is not None
         hand = self.hands[self.declarer]
         held = [c for c in _IN_CODE_ORDER if hand & c.bit]  # so that the pairs come out sorted
-        actions = []
-        for a in held:
-            gives = _GIVES[a]
-            actions += [gives[b] for b in held if b is not a]
+        actions = [_GIVES[a][b] for a, b in itertools.permutations(held, 2)]
         if self._give_up_refusal() is None:
             actions.append("give_up")
         return actions
+
+    def _give_refusal(self, action: Give) -> IllegalActionError | None:
+        assert self.declarer is not None
+        hand = self.hands[self.declarer]
+        for c in (action.left, action.right):
+            if not hand & c.bit:
+                return illegal("card_not_held", f"the declarer does not hold {c}")
+        if action.left is action.right:
+            return illegal("same_card_twice", f"{action.left} cannot be given twice")
+        return None
 
     def _give(self, action: Give, events: list[Event]) -> None:
         declarer = self.declarer
         assert declarer is not None
         hand = self.hands[declarer]
-        for c in (action.left, action.right):
-            if not hand & c.bit:
-                raise illegal("card_not_held", f"the declarer does not hold {c}")
-        if action.left is action.right:
-            raise illegal("same_card_twice", f"{action.left} cannot be given twice")
         left, right = (declarer + 1) % 3, (declarer + 2) % 3
         self.hands[declarer] = hand & ~(action.left.bit | action.right.bit)
         self.hands[left] |= action.left.bit
@@ -592,22 +632,13 @@ class MatchState:
             return self.rules.auction.max_bid
         return self._limit_top(self._ceiling_hand())
 
-    def _legal_contract(self) -> list[str]:
+    def _legal_contract(self) -> tuple[str, ...]:
+        """The winning bid and the raises allowed, sorted as strings, then ``give_up``."""
         bid = self.high_bid
         assert bid is not None
-        actions = [f"contract {bid}"]
-        if self.rules.talon.contract_raise:
-            top = self._contract_top()
-            actions += amount_actions(self.rules.auction, "contract", self._next_on_grid(bid), top)
-        if self._give_up_refusal() is None:
-            actions.append("give_up")
-        return actions
-
-    def _contract(self, amount: int, events: list[Event]) -> None:
-        refusal = self._contract_refusal(amount)
-        if refusal is not None:
-            raise refusal
-        self._fix_contract(amount, events)
+        top = max(bid, self._contract_top()) if self.rules.talon.contract_raise else bid
+        actions = amount_actions(self.rules.auction, "contract", bid, top)
+        return actions + _GIVE_UP if self._give_up_refusal() is None else actions
 
     def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
@@ -618,11 +649,6 @@ class MatchState:
             self._open_window("after_exchange", events)
 
     def _give_up(self, events: list[Event]) -> None:
-        if self.phase not in ("exchange", "contract"):
-            raise illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {self.phase} phase")
-        refusal = self._give_up_refusal()
-        if refusal is not None:
-            raise refusal
         declarer = self.declarer
         assert declarer is not None
         self.give_ups[declarer] += 1
@@ -694,25 +720,17 @@ class MatchState:
             return False
         return self.trick_number != 1 or m.first_trick
 
-    def _legal_plays(self) -> list[str]:
+    def _legal_plays(self) -> tuple[str, ...]:
         """The legal plays, sorted: a follower's from the allowed mask, a lead's with its declarations."""
         player = self.to_act
         assert player is not None
         hand = self.hands[player]
         if self.trick:
             return play_actions(self._allowed_cards(hand))
-        actions = play_actions(hand)
+        if not self._can_declare():
+            return play_actions(hand)
         m = self.rules.marriages
-        if self._can_declare():
-            declared = len(actions)
-            if m.declaration == "optional":
-                held = [pair for pair in MARRIAGE.values() if hand & pair == pair]
-                actions += [f"play {c.code} marriage" for pair in held for c in cards_of(pair)]
-            if m.four_aces is not None and hand & ACES == ACES:
-                actions += [f"play {c.code} aces" for c in cards_of(ACES)]
-            if len(actions) > declared:
-                actions.sort()
-        return actions
+        return lead_actions(hand, m.declaration == "optional", m.four_aces is not None)
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
         hand = self.hands[player]
@@ -757,9 +775,6 @@ class MatchState:
     def _play(self, action: Play, events: list[Event]) -> None:
         player = self.to_act
         assert player is not None
-        refusal = self._play_refusal(player, action)
-        if refusal is not None:
-            raise refusal
         c = action.card
         hand = self.hands[player]
         if not self.trick:
@@ -884,6 +899,9 @@ _PLAIN_FIELDS = (
 )  # fmt: skip
 
 
+_CLAIM_ACTIONS = ("no_redeal", "redeal")
+_PASS = ("pass",)
+_GIVE_UP = ("give_up",)
 _IN_CODE_ORDER = tuple(sorted(DECK, key=lambda c: c.code))  # "give" pairs in this order are sorted strings
 _GIVES: dict[Card, dict[Card, str]] = {a: {b: f"give {a.code} {b.code}" for b in DECK if b is not a} for a in DECK}
 
@@ -915,13 +933,13 @@ def next_on_grid(a: AuctionRules, amount: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def amount_actions(a: AuctionRules, word: str, low: int, top: int) -> tuple[str, ...]:
-    """``bid N`` (or ``contract N``) for the legal amounts from ``low`` (on the grid) up to
-    ``top``. The same few ranges come back at every auction, hence the cache."""
+    """``bid N`` (or ``contract N``) for ``low`` and the legal amounts above it up to ``top``,
+    sorted as strings. The same few ranges come back at every auction, hence the cache."""
     actions = []
     while low <= top:
         actions.append(f"{word} {low}")
         low = next_on_grid(a, low)
-    return tuple(actions)
+    return tuple(sorted(actions))
 
 
 def _result_copy(result: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -977,18 +995,7 @@ def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | st
     def parse(items: Any, where: str, size: int) -> list[Card]:
         if not isinstance(items, (list, tuple)) or len(items) != size:
             raise DealError(f"{where}: expected {size} cards, got {items!r}")
-        out = []
-        for item in items:
-            if isinstance(item, Card):
-                out.append(item)
-            elif isinstance(item, str):
-                try:
-                    out.append(Card.parse(item))
-                except RefusedActionError as exc:
-                    raise DealError(f"{where}: {exc.detail}") from None
-            else:
-                raise DealError(f"{where}: expected card codes, got {item!r}")
-        return out
+        return [item if isinstance(item, Card) else _dealt_card(item, where) for item in items]
 
     parsed = [parse(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
     parsed_talon = parse(talon, "talon", 3)
@@ -1000,3 +1007,12 @@ def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | st
         twice = sorted({c.code for c in everything if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
         raise DealError(f"deal: every card must appear once; dealt twice: {', '.join(twice)}")
     return masks, talon_mask
+
+
+def _dealt_card(item: object, where: str) -> Card:
+    if not isinstance(item, str):
+        raise DealError(f"{where}: expected card codes, got {item!r}")
+    try:
+        return Card.parse(item)
+    except RefusedActionError as exc:
+        raise DealError(f"{where}: {exc.detail}") from None
