@@ -139,7 +139,7 @@ def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
 
 def points_of(mask: Mask) -> int:
     """The card points of a mask's cards."""
-    return sum(c.points for c in cards_of(mask))
+    return sum([c.points for c in cards_of(mask)])
 
 
 def card(code: str) -> Card:

@@ -20,7 +20,7 @@ from . import deal_end
 from .actions import Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
 from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
-from .rules import AuctionRules, RedealRule, Rules
+from .rules import WINDOWS, AuctionRules, RedealRule, Rules
 from .scoring import Number, number, whole
 
 Event = dict[str, Any]
@@ -62,6 +62,13 @@ class MatchState:
 
     def __init__(self, rules: Rules, match: Mapping[str, Any] | None = None) -> None:
         self.rules = rules
+        # each window's automatic redeal rules and claims, in the profile's order: asked at every deal
+        self._window_rules = {
+            window: (tuple(r for r in rules.redeals if r.when == window and r.by == "automatic"),
+                     [r for r in rules.redeals if r.when == window and r.by == "claim"])
+            for window in WINDOWS
+        }  # fmt: skip
+        self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the kings, queens and aces held
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -295,11 +302,12 @@ class MatchState:
 
     def _open_window(self, window: str, events: list[Event]) -> None:
         """Open a redeal window (ruling 1): automatic rules end the deal, claims pause it."""
-        rules = [r for r in self.rules.redeals if r.when == window]
+        automatic, claims = self._window_rules[window]
+        if not automatic and not claims:
+            self._after_window(window, events)
+            return
         order = self._window_order(window)
-        for rule in rules:
-            if rule.by != "automatic":
-                continue
+        for rule in automatic:
             if rule.condition in ("talon_under_points", "two_nines_in_talon") and window == "before_bidding":
                 if self._qualifies(None, rule):
                     self._end_with_redeal(rule.condition, None, events)
@@ -308,7 +316,6 @@ class MatchState:
                 if self._qualifies(player, rule):
                     self._end_with_redeal(rule.condition, player, events)
                     return
-        claims = [r for r in rules if r.by == "claim"]
         queue = [p for p in order if self._may_claim(p, claims)]
         if queue:
             self.phase = "claim"
@@ -390,7 +397,15 @@ class MatchState:
         return next_on_grid(self.rules.auction, amount)
 
     def _marriage_worth(self, hand: Mask) -> tuple[bool, int]:
-        """Whether the hand holds a marriage (or four aces, where scored) and their total value."""
+        """Whether the hand holds a marriage (or four aces, where scored) and their total value.
+        Only the kings, queens and aces count, so the few patterns met are worked out once."""
+        declarable = hand & _DECLARABLE
+        worth = self._worths.get(declarable)
+        if worth is None:
+            worth = self._worths[declarable] = self._count_worth(declarable)
+        return worth
+
+    def _count_worth(self, hand: Mask) -> tuple[bool, int]:
         values = self.rules.marriages.values
         found = False
         total = 0
@@ -556,7 +571,7 @@ class MatchState:
         assert declarer is not None
         if not g.allowed:
             return illegal("give_up_not_allowed", "giving up is not allowed under these rules")
-        wanted = {"before_exchange": ("exchange",), "with_contract": ("contract",)}.get(g.moment, ("exchange", "contract"))
+        wanted = _GIVE_UP_PHASES.get(g.moment, ("exchange", "contract"))
         if self.phase not in wanted:
             return illegal("give_up_not_allowed", f"giving up is allowed only in the {' or '.join(wanted)} phase")
         if self.rules.barrel.enabled and self.barrel[declarer].on and not g.on_barrel:
@@ -900,7 +915,9 @@ _PLAIN_FIELDS = (
 
 
 _CLAIM_ACTIONS = ("no_redeal", "redeal")
+_DECLARABLE = ACES | functools.reduce(int.__or__, MARRIAGE.values())  # what a marriage or four aces is made of
 _PASS = ("pass",)
+_GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
 _GIVE_UP = ("give_up",)
 _IN_CODE_ORDER = tuple(sorted(DECK, key=lambda c: c.code))  # "give" pairs in this order are sorted strings
 _GIVES: dict[Card, dict[Card, str]] = {a: {b: f"give {a.code} {b.code}" for b in DECK if b is not a} for a in DECK}
