@@ -69,6 +69,7 @@ class MatchState:
             for window in WINDOWS
         }  # fmt: skip
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the kings, queens and aces held
+        self._bids: dict[tuple[int | None, int | None, bool, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -487,9 +488,18 @@ class MatchState:
         return top
 
     def _legal_auction(self) -> tuple[str, ...]:
-        """The bids then ``pass``, sorted as strings."""
+        """The bids then ``pass``, sorted as strings. They follow from the high bid, the barrel
+        minimum, whether a pass is allowed and the marriages held, and the same few of those
+        come back auction after auction: each is worked out once."""
         player = self.to_act
         assert player is not None
+        key = (self.high_bid, self._barrel_minimum(player), self._may_pass(player), self._marriage_worth(self.hands[player]))
+        legal = self._bids.get(key)
+        if legal is None:
+            legal = self._bids[key] = self._legal_bids(player)
+        return legal
+
+    def _legal_bids(self, player: int) -> tuple[str, ...]:
         a = self.rules.auction
         first = a.opening_bid if self.high_bid is None else self._next_on_grid(self.high_bid)
         minimum = self._barrel_minimum(player)
