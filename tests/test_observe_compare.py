@@ -1,7 +1,7 @@
 """Record comparison with its fast paths gives exactly what the plain walk gives.
 
 ``runner.same`` and ``runner.equal`` rule pairs out with ``==`` and settle equal pairs by
-their strict JSON text before walking them; ``observe.compare`` keeps a state field's verdict
+their ``repr`` before walking them; ``observe.compare`` keeps a state field's verdict
 while both sides hold the very objects of the step before, and passes over replies that are
 the same to the last type. The plain versions (as the runner had them before) are written
 out here, and both are run on random JSON values built to be near each other (60 against
@@ -48,7 +48,7 @@ def plain_equal(one: Any, other: Any) -> bool:
 
 NAN = float("nan")
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, 60.0, NAN, math.inf]),
-                    st.integers(), st.floats(), st.sampled_from(["", "a", "60", "true"]))
+                    st.integers(), st.floats(), st.sampled_from(["", "a", "60", "true", "nan", "banana"]))
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(st.sampled_from("abcd"), inner, max_size=4)),
                       max_leaves=12)
@@ -104,6 +104,8 @@ def test_the_number_rules_hold() -> None:
     assert runner.equal({"a": 1, "b": 2}, {"b": 2, "a": 1})
     assert runner.same({"a": 1}, {"a": 1.0, "b": 2}) and not runner.equal({"a": 1}, {"a": 1.0, "b": 2})
     assert runner.identical([1, {"a": "x"}], [1, {"a": "x"}]) and not runner.identical([1], [1.0])
+    assert not runner.identical((1,), [1]) and not runner.identical({"a": 1, "b": 2}, {"b": 2, "a": 1})
+    assert not runner.identical([10 ** 5000], [10 ** 5000]) and runner.equal([10 ** 5000], [10 ** 5000])
 
 
 # --- compare on real records -------------------------------------------------------------

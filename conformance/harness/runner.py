@@ -186,8 +186,6 @@ class Budget:
 
 # The types whose values ``same`` and ``equal`` compare with ``==`` when both sides have one.
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-# Identical JSON values have the same text: the member order kept, NaN and infinities refused.
-_STRICT = json.JSONEncoder(separators=(",", ":"), allow_nan=False)
 
 
 def same(expected: Any, actual: Any) -> bool:
@@ -213,9 +211,9 @@ def equal(one: Any, other: Any) -> bool:
 
     Two JSON values that ``equal`` takes as equal are ``==`` (the converse fails: True == 1,
     and a list compares the same NaN object as equal to itself), so ``==`` rules most pairs
-    out at C speed; and two ``==`` values whose strict JSON texts are the same are equal
-    (no bool stands for a number there, no int for a float, no NaN), which settles most of
-    the others. Only what is left (60 against 60.0, true against 1, members in another
+    out at C speed; and two ``==`` values of the same ``repr`` are equal (no bool stands for
+    a number there, no int for a float) unless a NaN is in them, which settles most of the
+    others. Only what is left (60 against 60.0, true against 1, members in another
     order) is walked."""
     kind = type(one)
     if kind is type(other) and kind in _SCALARS:
@@ -226,10 +224,15 @@ def equal(one: Any, other: Any) -> bool:
 
 
 def identical(one: Any, other: Any) -> bool:
-    """The same JSON value to the last type and member order; False also when it cannot be
-    told cheaply (a NaN, a value JSON cannot hold), so that False proves nothing."""
+    """The same JSON value to the last type and member order: ``==``, and the same ``repr``
+    (which tells True from 1, 1 from 1.0, a list from a tuple, and keeps the member order).
+    False also when it cannot be told cheaply (a NaN, which is not equal to itself, shows as
+    ``nan``; an int too long to print), so that False proves nothing."""
     try:
-        return bool(one == other) and _STRICT.encode(one) == _STRICT.encode(other)
+        if not one == other:
+            return False
+        text = repr(one)
+        return text == repr(other) and "nan" not in text
     except (ValueError, TypeError, RecursionError):
         return False
 
