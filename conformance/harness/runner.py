@@ -184,23 +184,60 @@ class Budget:
 
 # --- comparison -----------------------------------------------------------------------
 
+# The types whose values ``same`` and ``equal`` compare with ``==`` when both sides have one.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def same(expected: Any, actual: Any) -> bool:
     """Expected matches actual: numbers by value (60 == 60.0), never a bool for a number,
     lists item by item, mappings on the expected keys only."""
+    kind = type(expected)
+    if kind is type(actual) and kind in _SCALARS:
+        return bool(expected == actual)  # what the rules below decide for two values of one type
     if isinstance(expected, bool) or isinstance(actual, bool):
         return isinstance(expected, bool) and isinstance(actual, bool) and expected == actual
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
-        return expected == actual
+        return bool(expected == actual)
     if isinstance(expected, list):
         return isinstance(actual, list) and len(expected) == len(actual) and all(
             same(e, a) for e, a in zip(expected, actual))
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(k in actual and same(v, actual[k]) for k, v in expected.items())
-    return type(expected) is type(actual) and expected == actual
+    return type(expected) is type(actual) and bool(expected == actual)
 
 
 def equal(one: Any, other: Any) -> bool:
-    """Full equality under the same number rules (both directions for mappings)."""
+    """Full equality under the same number rules (both directions for mappings).
+
+    Two JSON values that ``equal`` takes as equal are ``==`` (the converse fails: True == 1,
+    and a list compares the same NaN object as equal to itself), so ``==`` rules most pairs
+    out at C speed; and two ``==`` values of the same ``repr`` are equal (no bool stands for
+    a number there, no int for a float) unless a NaN is in them, which settles most of the
+    others. Only what is left (60 against 60.0, true against 1, members in another
+    order) is walked."""
+    kind = type(one)
+    if kind is type(other) and kind in _SCALARS:
+        return bool(one == other)
+    if not one == other:
+        return False
+    return identical(one, other) or _equal_walked(one, other)
+
+
+def identical(one: Any, other: Any) -> bool:
+    """The same JSON value to the last type and member order: ``==``, and the same ``repr``
+    (which tells True from 1, 1 from 1.0, a list from a tuple, and keeps the member order).
+    False also when it cannot be told cheaply (a NaN, which is not equal to itself, shows as
+    ``nan``; an int too long to print), so that False proves nothing."""
+    try:
+        if not one == other:
+            return False
+        text = repr(one)
+        return text == repr(other) and "nan" not in text
+    except (ValueError, TypeError, RecursionError):
+        return False
+
+
+def _equal_walked(one: Any, other: Any) -> bool:
     if isinstance(one, dict) and isinstance(other, dict):
         return one.keys() == other.keys() and all(equal(one[k], other[k]) for k in one)
     if isinstance(one, list) and isinstance(other, list):

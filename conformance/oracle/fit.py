@@ -38,7 +38,7 @@ from conformance.harness import diagnosis, process, reports, steps
 from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
-from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, load
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from variants.schema import knob_entry, rule_sections
 
 MAX_TIMEOUT = 86400  # seconds, as thousand verify caps --timeout (a larger one overflows the poll)
@@ -796,18 +796,18 @@ def cases_for(names: set[str], roots: Sequence[Path], include: Sequence[str] = (
     """The valid transcripts that list one of these profile names (case bugs are left out).
 
     A file whose one-line ``profiles:`` names none of them is not loaded at all: reading
-    and validating the whole corpus would cost more than a fit of one profile."""
+    and validating the whole corpus would cost more than a fit of one profile. The others
+    are loaded through the corpus cache, as ``verify`` loads them (seconds of validation
+    otherwise)."""
     found = []
     for root in roots or [CASES_DIR, GENERATED_DIR]:
-        for path in sorted(root.rglob("*.yaml")) if root.is_dir() else []:
-            listed = _listed_profiles(path)
-            if listed is not None and not names & listed:
-                continue
-            try:
-                case = load(path, root)
-            except TranscriptError:
-                continue
-            if names & set(case.profiles) and (not include or any(fnmatch.fnmatchcase(case.id, p) for p in include)):
+        def listing(case_id: str, root: Path = root) -> bool:
+            listed = _listed_profiles(root / f"{case_id}.yaml")
+            return listed is None or bool(names & listed)
+
+        for case in discover([root], select=listing):
+            if (isinstance(case, Transcript) and names & set(case.profiles)
+                    and (not include or any(fnmatch.fnmatchcase(case.id, p) for p in include))):
                 found.append(case)
     return found
 
@@ -828,6 +828,7 @@ def _listed_profiles(path: Path) -> set[str] | None:
 
 def main(args: argparse.Namespace) -> int:
     """``thousand fit``; SIGINT, SIGTERM and SIGHUP stop it with one line (no fitted profile)."""
+    observe.collect_rarely()
     saved = process.trap_signals()
     try:
         return _fit(args)

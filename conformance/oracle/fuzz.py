@@ -997,6 +997,7 @@ MAX_DEALS = 10_000_000
 def main(args: argparse.Namespace) -> int:
     """``thousand fuzz``; SIGINT, SIGTERM and SIGHUP stop it with one line, which gives the
     seed and trial of a finding being shrunk (so that it is not lost)."""
+    observe.collect_rarely()
     saved = process.trap_signals()
     outcome = Outcome()
     try:

@@ -15,6 +15,7 @@ differs is recorded, and ends the record, because the game has left the transcri
 from __future__ import annotations
 
 import collections
+import gc
 import json
 import threading
 from dataclasses import dataclass
@@ -26,7 +27,7 @@ from conformance.harness.process import Answer, CannotStart, Implementation, Pos
 from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
                                         START_FAILURES_BEFORE_GIVING_UP, START_GRACE,
                                         TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
-                                        equal, match_name, reasons_told, same, unmatched_event)
+                                        equal, identical, match_name, reasons_told, same, unmatched_event)
 from conformance.corpus.transcripts import Transcript
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -489,16 +490,30 @@ def _event_key(event: Any) -> str:
     return f"{event.get('type')}({reason})" if reason else str(event.get("type"))
 
 
-def _state_details(expected: dict[str, Any], actual: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    """Differing state fields; a mapping or a list of mappings is named down to its keys."""
-    found = []
-    for key in sorted(set(expected) | set(actual)):
+StateRows = list[tuple[str, Any, Any]]  # (state.FIELD or state.FIELD.KEY, expected, actual) of differing fields
+Verdicts = dict[str, tuple[Any, Any, StateRows]]  # field -> (expected value, actual value, its rows)
+
+
+def _state_details(expected: dict[str, Any], actual: dict[str, Any], before: Verdicts | None = None) -> tuple[StateRows, Verdicts]:
+    """Differing state fields; a mapping or a list of mappings is named down to its keys. With
+    ``before``, the verdicts of the previous step: a field whose values on both sides are the
+    very objects compared then (a record built from state changes keeps an unchanged field's
+    object) has the same rows, and is not compared again. Returns the rows and this step's
+    verdicts."""
+    found: StateRows = []
+    verdicts: Verdicts = {}
+    for key in sorted(expected.keys() | actual.keys()):
         want, got = expected.get(key, "<missing>"), actual.get(key, "<missing>")
-        if equal(want, got):
-            continue
-        inner = _inner_keys(want, got)
-        found += [(f"state.{key}.{name}" if name else f"state.{key}", want, got) for name in inner or [""]]
-    return found
+        last = before.get(key) if before is not None else None
+        if last is not None and last[0] is want and last[1] is got:
+            rows = last[2]
+        elif equal(want, got):
+            rows = []
+        else:
+            rows = [(f"state.{key}.{name}" if name else f"state.{key}", want, got) for name in _inner_keys(want, got) or [""]]
+        verdicts[key] = (want, got, rows)
+        found += rows
+    return found, verdicts
 
 
 def _inner_keys(want: Any, got: Any) -> list[str]:
@@ -533,11 +548,19 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
     return "event", sorted(set(details))
 
 
+def _same_reply(expected: Reply, actual: Reply) -> bool:
+    """The replies are the same to the last type (``_reply_details`` finds nothing in them),
+    told without building its counts; False proves nothing."""
+    return (expected.accepted == actual.accepted and expected.refusal == actual.refusal
+            and (expected.events == actual.events == () or identical(expected.events, actual.events)))
+
+
 def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
     """Every difference between the oracle's record and the implementation's, in order."""
     found: list[Difference] = []
     phase = "deal"
     before: dict[str, Any] | None = None
+    verdicts: Verdicts | None = None
     for want, got in zip(expected.steps, actual.steps):
         phase = "deal" if want.step == 0 else phase
 
@@ -548,10 +571,12 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
         if want.legal is not None and got.legal is not None and want.legal != got.legal:
             for detail in _legal_details(want.legal, got.legal):
                 add("legal", detail, list(want.legal), list(got.legal))
-        kind, details = _reply_details(want.reply, got.reply)
-        for detail in details:
-            add(kind, detail, _said(want.reply), _said(got.reply))
-        for name, wanted, seen in _state_details(want.state, got.state):
+        if not _same_reply(want.reply, got.reply):
+            kind, details = _reply_details(want.reply, got.reply)
+            for detail in details:
+                add(kind, detail, _said(want.reply), _said(got.reply))
+        rows, verdicts = _state_details(want.state, got.state, verdicts)
+        for name, wanted, seen in rows:
             add("state", name, wanted, seen)
         phase = str(want.state.get("phase", phase))
         before = want.state
@@ -626,6 +651,18 @@ def _refused(said: Any) -> str | None:
 def signatures(differences: Iterable[Difference]) -> tuple[str, ...]:
     """The distinct signatures, in order of first appearance (one root cause shows at many steps)."""
     return tuple(dict.fromkeys(d.signature for d in differences))
+
+
+# Collections of the youngest generation a run lets pass (gc's default: 700 allocations).
+YOUNG_COLLECTION = 50_000
+
+
+def collect_rarely() -> None:
+    """Let the cyclic garbage collector run far less often for the rest of the process. A
+    fit or fuzz run holds records by the thousand, acyclic JSON values the collector walks
+    in full again and again: about a fifth of a fit's CPU time at the default thresholds
+    (fit on the twelve-changes stand-in: 31.8 s of runner CPU, 24.8 s so)."""
+    gc.set_threshold(YOUNG_COLLECTION, 20, 20)
 
 
 # --- running many cases on several processes ---------------------------------------------
