@@ -55,6 +55,7 @@ EQUIVALENTS_TRIED = 6
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
 GROUP_BUDGET = 160  # joint changes one group's beam scores at most
 CHUNK = 16  # cases replayed between two looks at whether a change already lost more than it gained
+TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
 
@@ -345,6 +346,7 @@ class Fitter:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
         every combination where the product of the value lists is small, a beam otherwise."""
         sample = list(group.cases[:SAMPLE])
+        self.read.fresh()
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
@@ -364,7 +366,7 @@ class Fitter:
         else:
             scored = self._beam(rules, group, knobs, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=lambda item: (item[0], len(item[1])))
-        return [c for _s, c in improving[:OVER_ALL]]
+        return [c for _s, c in _with_ties(improving, OVER_ALL)]
 
     def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
@@ -395,8 +397,11 @@ class Fitter:
                         continue
                     values = self._values(knob, moved)
                     if depth and knob in alone:
-                        if all(score == base for score, _v in alone[knob]):
-                            continue  # no value of it alone changes anything the sample shows
+                        if all(score == base for score, _v in alone[knob]) and len(alone[knob]) > PER_KNOB:
+                            # no value of it alone changes anything the sample shows; a switch of
+                            # few values still goes on, as a marriage ceiling does nothing on a
+                            # four aces hand until the aces count
+                            continue
                         kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
                         values = [v for v in values if v in kept]
                     for value in values:
@@ -419,7 +424,7 @@ class Fitter:
             if not found or (best is not None and found[0][0] >= best) or found[0][0][0] == 0:
                 break
             best = found[0][0]
-            frontier = [c for _s, c in found[:BEAM]]
+            frontier = [c for _s, c in _with_ties(found, BEAM)]
         return scored
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
@@ -534,6 +539,7 @@ class Fitter:
         cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
+        self.read.fresh()
         for case_id, found in now.items():
             for d in found.differing:
                 self.read.add_difference(d)
@@ -628,6 +634,14 @@ def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, lis
     return rules, accepted
 
 
+def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int) -> list[tuple[Score, tuple[Change, ...]]]:
+    """The first ``count`` of changes ranked best first, and those as good as the best up to
+    TIED: on a sample of one case a maximum of 525 with four aces worth anything and four
+    aces worth 30 under a marriage ceiling score the same, and only the cases beyond tell."""
+    best = [item for item in ranked[:TIED] if ranked and item[0] == ranked[0][0]]
+    return ranked[:count] + [item for item in best[count:]]
+
+
 def _key(changes: Sequence[Change]) -> str:
     """The same changes in any order (values may be lists and mappings: not hashable)."""
     return json.dumps(sorted((c.knob, c.value) for c in changes), sort_keys=True)
@@ -643,8 +657,17 @@ def _score(found: Iterable[evidence.Evidence]) -> Score:
     missed = apart = 0
     for e in found:
         missed += len(e.missed)
-        apart += sum(_values_apart(d.expected, d.actual) for d in e.differing)
+        apart += sum(_apart(d) for d in e.differing)
     return missed, apart
+
+
+def _apart(d: observe.Difference) -> int:
+    """Plain values apart in one difference; for a legal set, the actions only one side offers:
+    four aces worth 30 under no ceiling offer bids up to the maximum of 530 where the engine's
+    stop at 525, one bid apart, not the six of the reference's stop at 495 before."""
+    if d.kind == "legal" and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
+        return len({str(a) for a in d.expected} ^ {str(a) for a in d.actual})
+    return _values_apart(d.expected, d.actual)
 
 
 def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:
