@@ -100,7 +100,7 @@ class Readings:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
         if d.kind in ("state", "event"):
             contract = d.before.get("contract") if isinstance(d.before, dict) else None
-            if _integer(contract):
+            if isinstance(contract, int) and not isinstance(contract, bool):
                 for knob in evidence.deciding_knobs(d):
                     if knob in AMOUNT_KNOBS:
                         self.contracts.setdefault(knob, collections.Counter()).update((contract, contract + CONTRACT_STEP))
