@@ -70,6 +70,28 @@ rules:
     defender_rounding: {{value: exact, ruling: "The test table scores defenders exactly."}}
 """
 
+# Classic with a marriage ceiling, a marriage needed above 495, a maximum of 530 and four aces
+# worth 30 (a realistic seed-1 variant). A hand with a marriage may bid up to 530 (495 plus
+# at least 40, capped at 530); a hand with four aces and no marriage up to 495 + 30 = 525.
+# Neither the ceiling alone (four aces not counted: such a hand stops at 495) nor four aces
+# alone (no ceiling: such a hand goes to 530) makes the 525 legal sets; only the pair does,
+# and 30 is shown only as the distance between the two sides' highest bids.
+ACES = """\
+profile: {name}
+title: Classic with four aces under a marriage ceiling
+status: draft
+summary: Classic, bids above 495 need a marriage or four aces and go no higher than 495 plus what they hold.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: marriages_held, ruling: "The test table caps a bid at 495 plus the marriages held."}}
+    marriage_needed_above: {{value: 495, ruling: "The test table needs a marriage above 495."}}
+    max_bid: {{value: 530, ruling: "The test table caps bids at 530."}}
+  marriages:
+    four_aces: {{value: 30, ruling: "The test table scores four aces 30."}}
+"""
+
 
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
@@ -191,6 +213,45 @@ def test_coupled_knobs_move_together(tmp_path: Path) -> None:
     assert _value(result.rules, "auction.max_bid") == 300
     assert _value(result.rules, "auction.ceiling") == "none"
     _no_single_change_helps(fitter, result)
+
+
+def test_a_ceiling_and_the_four_aces_it_counts_move_together(tmp_path: Path) -> None:
+    path = _house(tmp_path, ACES, "aces")
+    result, fitter = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)], "classic/auction/*", "classic/talon/*")
+    assert not result.residual, "the pair reproduces every legal set: no missing axis, no bug"
+    secret = variants.thaw(variants.resolve(str(path)).rules)
+    assert {k: _value(result.rules, k) for k in fit.changed_knobs(variants.resolve("classic"), result.rules)} == {
+        k: _value(secret, k) for k in ("auction.ceiling", "auction.marriage_needed_above", "auction.max_bid",
+                                       "marriages.four_aces")}
+    _no_single_change_helps(fitter, result)
+
+
+def test_a_distance_between_the_highest_bids_is_read_for_the_knobs_deciding_them() -> None:
+    """The reference stops a four aces hand at 495, the engine at 525: 30 is tried for four
+    aces, which decide the bid ceiling (spec/diagnosis.yaml); a distance read under rules
+    since moved is forgotten."""
+    read = candidates.Readings()
+    d = observe.Difference("c", 1, 1, "bid 100", "legal", "auction", "missing bid",
+                           [f"bid {n}" for n in range(100, 500, 5)], [f"bid {n}" for n in range(100, 530, 5)],
+                           {"phase": "auction"})
+    assert "marriages.four_aces" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert candidates.values("marriages.four_aces", None, read)[0] == 30
+    read.fresh()
+    assert 30 not in candidates.values("marriages.four_aces", None, read)
+
+
+def test_a_line_on_the_contract_is_read_from_the_deal_it_changes() -> None:
+    """A barrel player's made contract of 120 wins for the reference and not for the engine:
+    the least contract that wins from the barrel is some amount above 120, never shown in a
+    legal set."""
+    read = candidates.Readings()
+    d = observe.Difference("c", 1, 29, "play AS", "event", "play", "missing match_won",
+                           {"events": [{"type": "match_won", "player": 0}]}, {"events": []},
+                           {"phase": "play", "contract": 120})
+    assert "barrel.min_contract" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert 125 in candidates.values("barrel.min_contract", 120, read)
 
 
 def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:

@@ -31,6 +31,7 @@ AMOUNT_KNOBS = frozenset({
 STEP_KNOBS = frozenset({"auction.bid_step", "auction.high_bid_step"})
 AMOUNT_WORDS = ("bid", "contract")
 READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
+CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
 
@@ -55,6 +56,14 @@ class Readings:
     # barrel of 260 shows only in the few legal sets of a player on the barrel, never among
     # the commonest amounts overall (the opening bid and the maximum)
     edges: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by other integer knob deciding a differing legal set: the distances between the two sides'
+    # highest and lowest amounts there. Four aces worth 30 raise a ceiling of 495 to 525: the
+    # engine stops a holder's bids 30 above the reference's, and 30 is shown nowhere else
+    gaps: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by amount knob deciding a differing state or event: the contract of the deal there and
+    # the next amount above it. A least contract of 380 to win from the barrel shows only as a
+    # barrel player's made contract of 120 that does not win: some amount above 120 is the line
+    contracts: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
@@ -83,11 +92,18 @@ class Readings:
 
     def add_difference(self, d: observe.Difference) -> None:
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
-            read = _edges(d.expected, d.actual)
+            read, apart = _edges(d.expected, d.actual), _gaps(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
+                elif knob not in STEP_KNOBS:
+                    self.gaps.setdefault(knob, collections.Counter()).update(apart)
         if d.kind in ("state", "event"):
+            contract = d.before.get("contract") if isinstance(d.before, dict) else None
+            if isinstance(contract, int) and not isinstance(contract, bool):
+                for knob in evidence.deciding_knobs(d):
+                    if knob in AMOUNT_KNOBS:
+                        self.contracts.setdefault(knob, collections.Counter()).update((contract, contract + CONTRACT_STEP))
             mine = list(_numbers(d.actual))
             theirs = list(_numbers(d.expected))
             read = collections.Counter(mine)
@@ -110,12 +126,20 @@ class Readings:
         else:  # what stood in the knob's own value's place, what the observations it decides
             # showed, then the commonest overall
             ranked: list[int] = []
-            for counter in (self.replaced.get(current) if _integer(current) else None, self.decided.get(knob), self.numbers):
+            for counter in (self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
+                            self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         ranked = [n for n, _count in found.most_common(READINGS)]
-        shown = self.edges.get(knob, collections.Counter())
-        return ranked + [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
+        for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter())):
+            ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
+        return ranked
+
+    def fresh(self) -> None:
+        """Forget the distances read under earlier rules: a gap is measured from the rules the
+        reference played under, and one read before the marriage condition moved from 120 to
+        495 (375) says nothing about the four aces now."""
+        self.gaps.clear()
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
         """The marriage table the events showed (the commonest points per suit), over ``current``."""
@@ -135,6 +159,18 @@ def _edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counte
         for amounts in (mine, theirs ^ mine):
             if amounts:
                 read.update({min(amounts), max(amounts)})
+    return read
+
+
+def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+    """The distances between the two sides' highest amounts and between their lowest, per bid
+    or contract word, where they differ."""
+    read: collections.Counter[int] = collections.Counter()
+    for word in AMOUNT_WORDS:
+        theirs, mine = ({a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None}
+                        for legal in (expected, actual))
+        if theirs and mine:
+            read.update(abs(a - b) for a, b in ((max(mine), max(theirs)), (min(mine), min(theirs))) if a != b)
     return read
 
 

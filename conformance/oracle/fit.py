@@ -55,6 +55,8 @@ EQUIVALENTS_TRIED = 6
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
 GROUP_BUDGET = 160  # joint changes one group's beam scores at most
 CHUNK = 16  # cases replayed between two looks at whether a change already lost more than it gained
+REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, each scored
+TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 Rules = dict[str, dict[str, Any]]
 
@@ -254,6 +256,30 @@ class Fitter:
 
         return all(check(rules) is None for check in CONSISTENCY_CHECKS)
 
+    def made_consistent(self, rules: Rules, cand: tuple[Change, ...]) -> list[tuple[Change, ...]]:
+        """``cand`` when the rules it makes pass the cross-knob checks; else ``cand`` with one
+        more knob the failing check names moved to each of its values that passes (at most
+        REPAIRS): an opening bid of 155 under a talon shown from 130 needs the talon shown
+        otherwise, and which way only the evidence tells."""
+        from variants.checks import CONSISTENCY_CHECKS
+
+        new_rules = set_knob(rules, cand)
+        failing = next((found for check in CONSISTENCY_CHECKS if (found := check(new_rules)) is not None), None)
+        if failing is None:
+            return [cand]
+        moved = {c.knob for c in cand}
+        repaired: list[tuple[Change, ...]] = []
+        for knob in failing[0]:
+            if knob in moved or knob not in self.knobs:
+                continue
+            for value in self._values(knob, new_rules):
+                whole = (*cand, Change(knob, value))
+                if self.consistent(set_knob(rules, whole)):
+                    repaired.append(whole)
+                    if len(repaired) >= REPAIRS:
+                        return repaired
+        return repaired
+
     def live(self, rules: Rules) -> frozenset[str]:
         """The knobs that can change an outcome under these rules."""
         key = json.dumps(rules, sort_keys=True)
@@ -345,6 +371,7 @@ class Fitter:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
         every combination where the product of the value lists is small, a beam otherwise."""
         sample = list(group.cases[:SAMPLE])
+        self.read.fresh()
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
@@ -359,12 +386,12 @@ class Fitter:
         if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
             for combination in itertools.product(*[[_KEEP, *d] for d in domains]):
                 cand = tuple(Change(k, v) for k, v in zip(knobs, combination) if v is not _KEEP)
-                if cand and self.consistent(set_knob(rules, cand)):
-                    scored.append((self.score(set_knob(rules, cand), sample), cand))
+                for whole in self.made_consistent(rules, cand) if cand else ():
+                    scored.append((self.score(set_knob(rules, whole), sample), whole))
         else:
             scored = self._beam(rules, group, knobs, sample)
-        improving = sorted(((s, c) for s, c in scored if s < base), key=lambda item: (item[0], len(item[1])))
-        return [c for _s, c in improving[:OVER_ALL]]
+        improving = sorted(((s, c) for s, c in scored if s < base), key=_ranking)
+        return [c for _s, c in _with_ties(improving, OVER_ALL)]
 
     def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
@@ -373,6 +400,10 @@ class Fitter:
         if len(group.knobs) <= WIDE_GROUP:
             return list(group.knobs)
         exercised = {k for c in sample for k in self.by_id[c].knobs}
+        # and the amount knobs whose values the differing legal sets showed: a case written for
+        # the marriage ceiling does not list the maximum bid, yet an engine capping bids at 300
+        # shows its cap there
+        exercised |= set(self.read.edges)
         return [k for k in group.knobs if k in exercised] or list(group.knobs)
 
     def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
@@ -396,30 +427,37 @@ class Fitter:
                     values = self._values(knob, moved)
                     if depth and knob in alone:
                         if all(score == base for score, _v in alone[knob]):
-                            continue  # no value of it alone changes anything the sample shows
-                        kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
-                        values = [v for v in values if v in kept]
+                            # no value of it alone changes anything the sample shows, yet a coupled
+                            # one may: a marriage ceiling does nothing on a four aces hand until the
+                            # aces count. A switch of few values goes on; a number does not (a stop
+                            # at 300 found with a condition of 300 hides the maximum of 300)
+                            if "integer" in candidates.kinds(knob):
+                                continue
+                        else:
+                            kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
+                            values = [v for v in values if v in kept]
                     for value in values:
                         cand = (*changes, Change(knob, value))
                         key = _key(cand)
                         if key in seen:
                             continue
                         seen.add(key)
-                        new_rules = set_knob(rules, cand)
                         if len(seen) > GROUP_BUDGET:
                             break  # a wide group's search is cut here: the stop rule still tries every single change
-                        if self.consistent(new_rules):
-                            self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in cand)}")
-                            score = self.score(new_rules, sample)
-                            found.append((score, cand))
+                        for whole in self.made_consistent(rules, cand):
+                            self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in whole)}")
+                            score = self.score(set_knob(rules, whole), sample)
+                            found.append((score, whole))
                             if not depth:
                                 alone.setdefault(knob, []).append((score, value))
-            found.sort(key=lambda item: (item[0], len(item[1])))
+            found.sort(key=_ranking)
             scored += found
             if not found or (best is not None and found[0][0] >= best) or found[0][0][0] == 0:
                 break
             best = found[0][0]
-            frontier = [c for _s, c in found[:BEAM]]
+            frontier = [c for _s, c in _with_ties(found, BEAM)]
+            if not depth:  # and every switch turned alone: no ceiling does little until the maximum moves too
+                frontier += [c for _s, c in found if c not in frontier and isinstance(c[-1].value, (str, bool))]
         return scored
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
@@ -534,6 +572,7 @@ class Fitter:
         cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
+        self.read.fresh()
         for case_id, found in now.items():
             for d in found.differing:
                 self.read.add_difference(d)
@@ -628,6 +667,26 @@ def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, lis
     return rules, accepted
 
 
+def _ranking(item: tuple[Score, tuple[Change, ...]]) -> tuple[Score, int, int]:
+    """Best first: the score, then fewer knobs moved, then fewer numbers among them. Of two
+    changes equal on the sample, a switch claims less than a number: no ceiling with a maximum
+    of 300 before a marriage condition of 300 with the same maximum."""
+    score, changes = item
+    return score, len(changes), sum(1 for c in changes if _numeric(c.value))
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int) -> list[tuple[Score, tuple[Change, ...]]]:
+    """The first ``count`` of changes ranked best first, and those as good as the best up to
+    TIED: on a sample of one case a maximum of 525 with four aces worth anything and four
+    aces worth 30 under a marriage ceiling score the same, and only the cases beyond tell."""
+    best = [item for item in ranked[:TIED] if ranked and item[0] == ranked[0][0]]
+    return ranked[:count] + [item for item in best[count:]]
+
+
 def _key(changes: Sequence[Change]) -> str:
     """The same changes in any order (values may be lists and mappings: not hashable)."""
     return json.dumps(sorted((c.knob, c.value) for c in changes), sort_keys=True)
@@ -643,8 +702,17 @@ def _score(found: Iterable[evidence.Evidence]) -> Score:
     missed = apart = 0
     for e in found:
         missed += len(e.missed)
-        apart += sum(_values_apart(d.expected, d.actual) for d in e.differing)
+        apart += sum(_apart(d) for d in e.differing)
     return missed, apart
+
+
+def _apart(d: observe.Difference) -> int:
+    """Plain values apart in one difference; for a legal set, the actions only one side offers:
+    four aces worth 30 under no ceiling offer bids up to the maximum of 530 where the engine's
+    stop at 525, one bid apart, not the six of the reference's stop at 495 before."""
+    if d.kind == "legal" and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
+        return len({str(a) for a in d.expected} ^ {str(a) for a in d.actual})
+    return _values_apart(d.expected, d.actual)
 
 
 def _merged(accepted: list[Accepted], record: Accepted) -> list[Accepted]:
