@@ -178,7 +178,9 @@ knob_mutant("trump-instead-refused", "makes a player holding the suit led follow
             "allows a trump instead", "play", may_trump_instead=False)
 
 
-@mutant("last-trick-bonus", "adds 10 card points for the last trick, as in other games of the family", "scoring")
+# the mistake is the bonus play.last_trick_bonus writes down, given where the rules have none
+@mutant("last-trick-bonus", "adds 10 card points for the last trick, as in other games of the family", "scoring",
+        "play.last_trick_bonus")
 def _last_trick_bonus() -> list[Patch]:
     def make(original: Callable[..., None]) -> Any:
         def close(self: MatchState, events: Events) -> None:
