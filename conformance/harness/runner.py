@@ -220,7 +220,7 @@ def equal(one: Any, other: Any) -> bool:
         return bool(one == other)
     if not one == other:
         return False
-    return identical(one, other) or _equal_walked(one, other)
+    return _same_text(one, other) or _equal_walked(one, other)
 
 
 def identical(one: Any, other: Any) -> bool:
@@ -231,6 +231,14 @@ def identical(one: Any, other: Any) -> bool:
     try:
         if not one == other:
             return False
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return _same_text(one, other)
+
+
+def _same_text(one: Any, other: Any) -> bool:
+    """``identical`` for two values already known to be ``==`` (``equal`` has just compared them)."""
+    try:
         text = repr(one)
         return text == repr(other) and "nan" not in text
     except (ValueError, TypeError, RecursionError):
