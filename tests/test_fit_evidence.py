@@ -7,6 +7,7 @@ knob expresses, an action declared unsupported)."""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -426,3 +427,43 @@ def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
     assert expresses(fitter, fitted, "play.beat_after_trump", False, 1)
     rounded = fit.set_knob(polish, [fit.Change("scoring.defender_rounding", "exact")])
     assert not expresses(fitter, rounded, "scoring.defender_rounding", polish["scoring"]["defender_rounding"], 1)
+
+
+# Classic with a least contract of 380 to win from the barrel: a barrel player's made 120
+# (880 + 120 = 1000) does not end the match. A match target of 1010 sets right the same two
+# barrel cases, yet makes the declarer's 1000 on the tie case no win (two observations more
+# missed on a case that was already missing some, so it breaks no matching case).
+MIN_CONTRACT = """\
+profile: {name}
+title: Classic with a least barrel contract of 380
+status: draft
+summary: Classic, a player on the barrel wins only with a contract of 380 or more.
+extends: classic
+sources: {{}}
+rules:
+  barrel:
+    min_contract: {{value: 380, ruling: "The test table needs a contract of 380 to win from the barrel."}}
+"""
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_of_changes_that_each_help_the_one_fixing_most_over_every_case_is_taken(tmp_path: Path, order: int) -> None:
+    """Both the least contract and a target of 1010 fix observations over every case and break
+    no matching case; the least contract fixes more, so it is taken whichever the sample put
+    first: a target taken instead is never undone (putting it back alone loses)."""
+    path = _house(tmp_path, MIN_CONTRACT, "min-contract")
+    cases = [case for case in fit.cases_for({"classic"}, [], ["classic/barrel/*", "classic/match_end/*"])
+             if case.id in ("classic/barrel/arrive-then-win-next-deal", "classic/barrel/win-from-the-barrel-with-120",
+                            "classic/match_end/tie-goes-to-the-declarer")]
+    fitter = fit.Fitter("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
+    try:
+        fitter.observe_implementation()
+        rules = variants.thaw(fitter.profile.rules)
+        ids = [case.id for case in cases]
+        target, least = (fit.Change("match_end.target", 1010),), (fit.Change("barrel.min_contract", 380),)
+        now = fitter.weigh(rules, ids)
+        for cand in (target, least):  # each alone is a change the search may take
+            assert fitter._fixes(fit.set_knob(rules, cand), {cand[0].knob}, ids, now, math.inf)
+        assert fitter._best_over_all(rules, [target, least][::order], ids) == least
+    finally:
+        fitter.close()

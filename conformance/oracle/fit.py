@@ -461,12 +461,12 @@ class Fitter:
         return scored
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
-        """The first proposed change (best on the sample first) that makes more observations
-        match over every case while breaking no matching case, else the first that breaks some
-        but fixes far more, with every knob left out that does not earn its place over all
-        cases: a knob can fit the sample's few cases by chance. Values equal on the sample are
-        not equal over all (a least barrel contract of 130 or of 200), so one that breaks
-        nothing goes first."""
+        """Of the proposed changes that make more observations match over every case while
+        breaking no matching case, the one that makes most match (the first of equals: best on
+        the sample first), else the same of those that break some but fix far more, with every
+        knob left out that does not earn its place over all cases: a knob can fit the sample's
+        few cases by chance. Values equal on the sample are not equal over all (a least barrel
+        contract of 130 or of 200), so one that breaks nothing goes first."""
         now = self.weigh(rules, ids)
 
         def judged(cand: tuple[Change, ...], weight: float, need: int = 1) -> int | None:
@@ -477,10 +477,17 @@ class Fitter:
                                need=need, closer=need == 1)
 
         for weight in (math.inf, BROKEN_WEIGHT):
+            best: tuple[Change, ...] = ()
+            fixed = 0
             for cand in proposed:
-                fixed = judged(cand, weight)
-                if fixed is None:
-                    continue
+                # a match target of 1010 sets right the barrel wins with 120 that a least contract
+                # of 380 sets right too, but breaks the wins at 1000 it leaves alone: once taken,
+                # no single change undoes it, and the sample's two barrel cases cannot tell
+                more = judged(cand, weight, need=fixed + 1 if best else 1)
+                if more is not None and (not best or more > fixed):
+                    best, fixed = cand, more
+            if best:
+                cand = best
                 shorter = True
                 while shorter and len(cand) > 1:
                     shorter = False
