@@ -93,6 +93,24 @@ rules:
     four_aces: {{value: 30, ruling: "The test table scores four aces 30."}}
 """
 
+# Polish bidding a step at a time, capped at 305, with a marriage needed above 350 (past the
+# cap: none is ever needed), as a realistic seed-2 variant: every legal set of the auction
+# offers only the next bid, so the cap shows only where a bid of 310 is refused as above the
+# ceiling, where under polish's maximum of 400 it is refused as a jump.
+STEPWISE = """\
+profile: {name}
+title: Polish a step at a time, capped at 305
+status: draft
+summary: Polish, each bid one step above the last and none above 305.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    raise: {{value: one_step, ruling: "The test table raises a bid one step at a time."}}
+    max_bid: {{value: 305, ruling: "The test table caps bids at 305."}}
+    marriage_needed_above: {{value: 350, ruling: "The test table needs a marriage above 350."}}
+"""
+
 
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
@@ -188,6 +206,29 @@ def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> N
     assert 260 in candidates.values("auction.barrel_min_bid", None, read)
 
 
+def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
+    """Bidding a step at a time, the legal sets offer only the next bid: a maximum of 305
+    shows where a bid of 310 is refused as above the ceiling rather than as a jump, so 310
+    and the amount a step below it are tried for the maximum."""
+    read = candidates.Readings()
+    read.add_record(observe.CaseRecord("c", (_step(1, "bid 110", ("bid 110", "pass")),)))
+    assert 305 not in candidates.values("auction.max_bid", 400, read)
+    d = observe.Difference("c", 1, 2, "bid 310", "refusal", "auction", "illegal/bid_jump_not_allowed vs illegal/bid_above_ceiling",
+                           {"refused": ["illegal", "bid_jump_not_allowed"]}, {"refused": ["illegal", "bid_above_ceiling"]},
+                           {"phase": "auction"})
+    read.add_difference(d)
+    assert {305, 310} <= set(candidates.values("auction.max_bid", 400, read))
+
+
+def test_a_count_tries_the_counts_next_to_the_bundled_ones() -> None:
+    """A penalty from the fifth give-up shows only as a score that changes at the fifth, among
+    many other numbers; a bundled profile charges it from the third, so the counts next to
+    three are tried (as ``fit.knob_domain`` tries them), and none further off."""
+    tried = candidates.values("giving_up.penalty_from", None)
+    assert {2, 4, 5} <= set(tried)
+    assert all(n <= 5 for n in tried if isinstance(n, int))
+
+
 def test_marriage_values_are_built_from_the_events() -> None:
     read = candidates.Readings()
     event = {"type": "marriage_declared", "player": 0, "suit": "S", "points": 80}
@@ -205,6 +246,16 @@ def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Pa
     assert fit.changed_knobs(variants.resolve("classic"), result.rules) == ["auction.max_bid"]
     assert result.rules["auction"]["max_bid"] == 300
     assert result.accepted[0].observations_fixed > 0
+
+
+def test_a_maximum_shown_only_by_a_refusal_reason_is_found(tmp_path: Path) -> None:
+    """A cap no legal set shows (bids go a step at a time) is read from the bid it refuses
+    for another reason than the transcript: no residual is left that a knob explains."""
+    path = _house(tmp_path, STEPWISE, "stepwise")
+    result, _ = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)], "polish/auction/*")
+    assert not result.residual
+    assert _value(result.rules, "auction.raise") == "one_step"
+    assert _value(result.rules, "auction.max_bid") in (300, 305)  # the same on a grid of ten
 
 
 def test_coupled_knobs_move_together(tmp_path: Path) -> None:

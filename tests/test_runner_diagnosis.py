@@ -73,6 +73,17 @@ def test_bids_above_the_expected_ones_point_at_the_ceiling() -> None:
     assert "auction.ceiling" in knobs and "auction.max_bid" in knobs
 
 
+def test_a_refusal_for_another_reason_names_the_rules_of_both_reasons() -> None:
+    """Bidding a step at a time under a maximum of 305, a bid of 310 is refused as above the
+    ceiling where the transcript (a maximum of 400) refuses it as a jump: the maximum decides
+    the difference as much as the rule on jumps, and the expected reason's knob comes first."""
+    signature, direct, _upstream = diagnosis.refusal_finding("auction", "bid_jump_not_allowed", "bid_above_ceiling")
+    assert signature == "refusal[auction]: expected bid_jump_not_allowed, got bid_above_ceiling"
+    assert direct[0] == "auction.raise" and "auction.max_bid" in direct
+    # accepted, only the expected rule can be wrong: the action broke no other rule
+    assert diagnosis.refusal_finding("auction", "bid_jump_not_allowed", None)[1] == ("auction.raise",)
+
+
 def test_an_event_signature_names_its_type_and_reason() -> None:
     assert diagnosis.event_label({"type": "barrel_left", "player": 1, "reason": "failed_contract"}) == \
         "barrel_left(failed_contract)"

@@ -258,9 +258,16 @@ def refused_finding(phase: str, action: str, reason: str) -> tuple[str, tuple[st
 
 def refusal_finding(phase: str, expected: str, got: str | None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """Signature and knobs of a refusal the transcript expects that did not come as expected:
-    the action was accepted (``got`` None) or refused for another reason."""
-    return (f"refusal[{phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}",
-            *decided("refusal", expected))
+    the action was accepted (``got`` None) or refused for another reason. Refused for another
+    reason, the rule behind that reason decides it as much as the expected one: a bid of 310
+    refused as above the ceiling where the transcript refuses it as a jump shows a maximum
+    bid below 310 as much as a rule on jumps. The expected reason's knobs come first."""
+    direct, upstream = decided("refusal", expected)
+    if got is not None and got != expected:
+        own, above = decided("refusal", got)  # the rule that refuses so, as the transcript's reasons are
+        direct += tuple(k for k in own if k not in direct)
+        upstream = tuple(dict.fromkeys(k for k in upstream + above if k not in direct))
+    return (f"refusal[{phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}", direct, upstream)
 
 
 def refusal_label(reply_refusal: Any) -> str:

@@ -34,6 +34,7 @@ READINGS = 6  # numbers read from the observations tried for one knob, the commo
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
+SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
 
 
 @dataclass
@@ -64,6 +65,10 @@ class Readings:
     # the next amount above it. A least contract of 380 to win from the barrel shows only as a
     # barrel player's made contract of 120 that does not win: some amount above 120 is the line
     contracts: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by amount knob deciding a refusal that differs: the amount of the bid or contract and the
+    # one a step below it. Bidding a step at a time, a maximum of 305 shows in no legal set,
+    # only where a bid of 310 is refused as above the ceiling rather than as a jump
+    refused: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
@@ -98,6 +103,11 @@ class Readings:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
                 elif knob not in STEP_KNOBS:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
+        amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
+        if amount is not None:
+            for knob in evidence.deciding_knobs(d):
+                if knob in AMOUNT_KNOBS:
+                    self.refused.setdefault(knob, collections.Counter()).update((amount, amount - CONTRACT_STEP))
         if d.kind in ("state", "event"):
             contract = d.before.get("contract") if isinstance(d.before, dict) else None
             if isinstance(contract, int) and not isinstance(contract, bool):
@@ -131,7 +141,8 @@ class Readings:
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         ranked = [n for n, _count in found.most_common(READINGS)]
-        for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter())):
+        for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
+                      self.refused.get(knob, collections.Counter())):
             ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
         return ranked
 
@@ -263,4 +274,8 @@ def _integers(knob: str, spec: dict[str, Any], current: Any, bundled: list[Any],
         numbers.append(spec["default"])
     if _integer(current):
         numbers += [current + d for d in ((-1, 1, 2) if current <= 10 else (-10, 10))]
+    # a count (a penalty from the third give-up) also tries the counts next to the bundled ones,
+    # as ``fit.knob_domain`` does: the observations show a count only as a score that changes
+    # from the fifth give-up on, among many other numbers
+    numbers += [n + d for n in bundled if _integer(n) and 0 < n <= SMALL_COUNT for d in (-1, 1, 2)]
     return [n for n in numbers if _integer(n) and low <= n <= high]
