@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Iterator
 
-from reference_impl import deal_end
+from reference_impl import cards, deal_end
 from reference_impl.actions import Give, Pass
 from reference_impl.cards import NINES, PARTNER, SUIT_MASK, SUITS, Card, Mask, card
 from reference_impl.rules import Rules
@@ -102,7 +102,8 @@ def _ten_below_king() -> list[Patch]:
 
 @mutant("king-queen-points-swapped", "counts the king 3 and the queen 4 card points", "scoring")
 def _king_queen_points() -> list[Patch]:
-    return [setting(card("K" + s), "points", 3) for s in SUITS] + [setting(card("Q" + s), "points", 4) for s in SUITS]
+    swapped = [setting(card("K" + s), "points", 3) for s in SUITS] + [setting(card("Q" + s), "points", 4) for s in SUITS]
+    return swapped + [wrap(cards, "_POINTS", lambda _table: cards.block_points())]  # the hands' points table, from the swapped points
 
 
 # ====================================================================== play

@@ -85,6 +85,7 @@ def _rank_mask(rank: str) -> Mask:
 
 NINES, JACKS, ACES = _rank_mask("9"), _rank_mask("J"), _rank_mask("A")
 MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + suit].bit for suit in SUITS}
+KINGS = _rank_mask("K")
 
 # Per suit, for each of the 64 six-bit patterns of its block: the cards in the state's order,
 # and the "play C" strings sorted as strings (the order of a legal list).
@@ -95,6 +96,15 @@ _CODES: tuple[tuple[tuple[str, ...], ...], ...] = tuple(tuple(tuple(c.code for c
 _PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
     tuple(tuple(sorted("play " + c.code for c in block)) for block in suit) for suit in _BLOCKS
 )
+
+
+def block_points() -> tuple[tuple[int, ...], ...]:
+    """Per suit, the card points of each of the 64 patterns of its block, from the cards'
+    ``points`` (a mutant that changes those rebuilds this table with them)."""
+    return tuple(tuple(sum(c.points for c in block) for block in suit) for suit in _BLOCKS)
+
+
+_POINTS = block_points()
 
 
 def mask_of(hand: Iterable[Card]) -> Mask:
@@ -129,17 +139,34 @@ def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     ``play C marriage`` for each half of a marriage held (``marriages``) and ``play C aces``
     for each ace of four held (``aces``)."""
     plays = play_actions(hand)
+    declared = declarations(declarable(hand), marriages, aces)
+    return tuple(sorted(plays + declared)) if declared else plays
+
+
+def declarable(hand: Mask) -> Mask:
+    """The cards of the marriages and of four aces a hand holds (0: none), the only cards a
+    declaration or the auction's marriage rule looks at; at most 32 different masks."""
+    couples = hand & (hand >> 1) & KINGS  # the kings whose queen (the next bit of the suit) is held
+    aces = hand & ACES
+    return couples | couples << 1 | (aces if aces == ACES else 0)
+
+
+@functools.lru_cache(maxsize=None)
+def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
+    """The declaring plays of ``lead_actions`` for the marriages and aces ``held`` (a mask from
+    ``declarable``), each pattern worked out once."""
     declared = []
     if marriages:
-        declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if hand & pair == pair for c in cards_of(pair)]
-    if aces and hand & ACES == ACES:
+        declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]
+    if aces and held & ACES == ACES:
         declared += [f"play {c.code} aces" for c in cards_of(ACES)]
-    return tuple(sorted(plays + tuple(declared))) if declared else plays
+    return tuple(declared)
 
 
 def points_of(mask: Mask) -> int:
-    """The card points of a mask's cards."""
-    return sum([c.points for c in cards_of(mask)])
+    """The card points of a mask's cards: one table look-up per suit."""
+    points = _POINTS
+    return points[0][mask & 63] + points[1][mask >> 6 & 63] + points[2][mask >> 12 & 63] + points[3][mask >> 18 & 63]
 
 
 def card(code: str) -> Card:

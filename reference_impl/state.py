@@ -12,13 +12,14 @@ from __future__ import annotations
 import copy
 import functools
 import itertools
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from . import deal_end
 from .actions import Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
-from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, lead_actions, mask_of, play_actions, points_of
+from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, cards_of, codes_of, declarable, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
 from .rules import WINDOWS, AuctionRules, RedealRule, Rules
 from .scoring import Number, number, whole
@@ -68,7 +69,7 @@ class MatchState:
                      [r for r in rules.redeals if r.when == window and r.by == "claim"])
             for window in WINDOWS
         }  # fmt: skip
-        self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the kings, queens and aces held
+        self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
         self._bids: dict[tuple[int | None, int | None, bool, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
@@ -399,11 +400,11 @@ class MatchState:
 
     def _marriage_worth(self, hand: Mask) -> tuple[bool, int]:
         """Whether the hand holds a marriage (or four aces, where scored) and their total value.
-        Only the kings, queens and aces count, so the few patterns met are worked out once."""
-        declarable = hand & _DECLARABLE
-        worth = self._worths.get(declarable)
+        Only the marriages and four aces held count, so each of their few patterns is worked out once."""
+        held = declarable(hand)
+        worth = self._worths.get(held)
         if worth is None:
-            worth = self._worths[declarable] = self._count_worth(declarable)
+            worth = self._worths[held] = self._count_worth(held)
         return worth
 
     def _count_worth(self, hand: Mask) -> tuple[bool, int]:
@@ -593,8 +594,8 @@ class MatchState:
     def _legal_exchange(self) -> list[str]:
         assert self.declarer is not None
         hand = self.hands[self.declarer]
-        held = [c for c in _IN_CODE_ORDER if hand & c.bit]  # so that the pairs come out sorted
-        actions = [_GIVES[a][b] for a, b in itertools.permutations(held, 2)]
+        held = sorted(cards_of(hand), key=_code)  # in code order, so that the pairs come out sorted
+        actions = list(map(_GIVES.__getitem__, itertools.permutations(held, 2)))
         if self._give_up_refusal() is None:
             actions.append("give_up")
         return actions
@@ -802,8 +803,8 @@ class MatchState:
         assert player is not None
         c = action.card
         hand = self.hands[player]
-        if not self.trick:
-            self._declare(player, hand, action, events)
+        if not self.trick and (action.declare is not None or self.rules.marriages.declaration == "automatic"):
+            self._declare(player, hand, action, events)  # a suffix, or a king or queen that may declare
         self.hands[player] = hand & ~c.bit
         self.trick.append((player, c))
         if len(self.trick) < 3:
@@ -925,12 +926,11 @@ _PLAIN_FIELDS = (
 
 
 _CLAIM_ACTIONS = ("no_redeal", "redeal")
-_DECLARABLE = ACES | functools.reduce(int.__or__, MARRIAGE.values())  # what a marriage or four aces is made of
 _PASS = ("pass",)
 _GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
 _GIVE_UP = ("give_up",)
-_IN_CODE_ORDER = tuple(sorted(DECK, key=lambda c: c.code))  # "give" pairs in this order are sorted strings
-_GIVES: dict[Card, dict[Card, str]] = {a: {b: f"give {a.code} {b.code}" for b in DECK if b is not a} for a in DECK}
+_code = operator.attrgetter("code")
+_GIVES: dict[tuple[Card, Card], str] = {(a, b): f"give {a.code} {b.code}" for a in DECK for b in DECK if b is not a}  # by (left, right)
 
 
 def on_grid(a: AuctionRules, amount: int) -> bool:
