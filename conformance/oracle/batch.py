@@ -13,6 +13,7 @@ step by step as before.
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import json
 import re
@@ -75,15 +76,27 @@ def request(impl: Implementation, requests: Sequence[Request]) -> Request:
     """The ``batch`` request carrying ``requests``: a ``match`` names its document by key, and
     carries it only when ``impl`` may not hold it yet."""
     held = _HELD.setdefault(impl, collections.OrderedDict())
-    plain: list[dict[str, Any]] = []
     documents: list[str] = []  # the document texts to splice in, one per placeholder
-    for command, fields in requests:
-        plain.append(_plain(command, fields, held, documents))
-    text = _ENCODER.encode(plain)
+    text = "[" + ",".join(_step_text(command, fields) or _ENCODER.encode(_plain(command, fields, held, documents))
+                          for command, fields in requests) + "]"
     if documents:  # each placeholder string is replaced by its document's text
         pieces = text.split(_PLACEHOLDER)
         text = pieces[0] + "".join(document + piece for document, piece in zip(documents, pieces[1:]))
     return ("batch", {"states": "changes", "requests": _Encoded(text)})
+
+
+@functools.lru_cache(maxsize=4096)
+def _encoded(command: str, action: str | None) -> str:
+    return _ENCODER.encode({"cmd": command} if action is None else {"cmd": command, "action": action})
+
+
+def _step_text(command: str, fields: dict[str, Any]) -> str | None:
+    """A request of no field or one string ``action`` (every step's) as JSON text, as the
+    encoder writes ``{"cmd": command, **fields}``, each built once; None for any other."""
+    if not fields:
+        return _encoded(command, None)
+    action = fields.get("action")
+    return _encoded(command, action) if type(action) is str and len(fields) == 1 else None
 
 
 def forget(impl: Implementation) -> None:

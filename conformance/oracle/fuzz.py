@@ -22,10 +22,14 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import functools
+import itertools
 import math
+import queue
 import random
 import shlex
 import sys
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -325,55 +329,108 @@ class Pair:
         implementation's turn, the reference's) for the deal (action None) and each action;
         ``chosen`` hears each action before its turn is yielded or the implementation's
         failure at it raised (ImplementationFailed), so that a failure is cut where it came."""
-        implementation, reference = self.sides
+        played = self.reference_deal(deal, fields)
+        turns = self.followed(played, chosen)
+        yield from played.agreed(chosen) if turns is None else turns
+
+    def reference_deal(self, deal: dict[str, Any], fields: dict[str, Any], posted: Posted | None = None) -> ReferenceDeal:
+        """The deal played out by the reference alone (one ``playout`` request, or the one
+        ``posted`` already with it); a failure is the reference's (ReferenceFailed, the
+        reference's process killed)."""
+        reference = self.sides[1]
         try:
-            answer = reference.trusted(PLAYOUT, deal=deal, **fields)
-            actions = answer.reply.get("actions")
-            if not (isinstance(actions, list) and all(isinstance(a, str) for a in actions)):
-                raise ProtocolFailure("playout reply: expected 'actions', a list of action strings")
-            requests = observe.turn_requests(None, deal) + [r for a in actions for r in observe.turn_requests(a)]
-            want = [reply for _, reply in batch.unpacked([c for c, _ in requests], answer.reply, PLAYOUT, False)]
-            if len(want) != len(requests) or "errored" in want[-1]:
-                raise ProtocolFailure(f"playout: {want[-1].get('errored') if want else 'no reply'}")
+            answer = (reference.collect_trusted(posted) if posted is not None
+                      else reference.trusted(PLAYOUT, deal=deal, **fields))
+            return ReferenceDeal.of(deal, answer)
         except (ProtocolFailure, observe.Skipped) as exc:
-            self.reset()
+            self.sides[1].kill()  # the implementation may be following another deal meanwhile (Lookahead)
             raise ReferenceFailed(f"the reference failed: {exc}") from None
-        plays: list[str | None] = [None, *actions]
+
+    def followed(self, played: ReferenceDeal,
+                 chosen: Callable[[str], None]) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]] | None:
+        """The reference's played-out deal by the implementation: one ``batch`` where it
+        declares it (sent now), else a turn at a time. None when its batch reply repeats the
+        reference's replies byte for byte (``chosen`` told nothing): nothing to compare. Else
+        the turns, as ``played_out`` yields them."""
+        implementation = self.sides[0]
         if not implementation.batch:
-            for index, action in enumerate(plays):
-                if action is not None:
-                    chosen(action)
-                posted = _caught(lambda: implementation.post(observe.turn_requests(action, None if action else deal)))
-                got = _answers(implementation, posted)
-                if isinstance(got, ProtocolFailure):
-                    implementation.kill()
-                    raise ImplementationFailed(str(got))
-                mine = observe.read_turn(got)
-                yield action, replace(mine, reply=implementation.told(mine.reply)), observe.turn_of(want[3 * index:3 * index + 3], False)
-            return
-        got_replies: list[dict[str, Any]] = []
-        failure: ProtocolFailure | None = None
+            return self._stepped(played, chosen)
         try:
-            sent = implementation.send_batch(requests, like=answer)
-            if batch.same_replies(sent.line, answer.line):
-                for index, action in enumerate(plays):  # the same replies throughout: nothing to compare
-                    if action is not None:
-                        chosen(action)
-                    same = observe.turn_of(want[3 * index:3 * index + 3], False)
-                    yield action, same, same
-                return
-            for reply in implementation.batched(requests, sent):
+            sent = implementation.send_batch(played.requests, like=played.answer)
+        except ProtocolFailure as exc:
+            implementation.kill()
+            return self._broken(played, chosen, [], exc)
+        if batch.same_replies(sent.line, played.answer.line):
+            return None
+        got_replies: list[dict[str, Any]] = []
+        try:
+            for reply in implementation.batched(played.requests, sent):
                 got_replies.append(reply)
         except ProtocolFailure as exc:
-            failure = exc
             implementation.kill()
-        for index, action in enumerate(plays):
+            return self._broken(played, chosen, got_replies, exc)
+        return self._broken(played, chosen, got_replies, None)
+
+    def _stepped(self, played: ReferenceDeal,
+                 chosen: Callable[[str], None]) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
+        """An implementation without ``batch``: the reference's actions a turn at a time."""
+        implementation = self.sides[0]
+        for index, action in enumerate((None, *played.actions)):
+            if action is not None:
+                chosen(action)
+            posted = _caught(lambda: implementation.post(observe.turn_requests(action, None if action else played.deal)))
+            got = _answers(implementation, posted)
+            if isinstance(got, ProtocolFailure):
+                implementation.kill()
+                raise ImplementationFailed(str(got))
+            mine = observe.read_turn(got)
+            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index, False)
+
+    def _broken(self, played: ReferenceDeal, chosen: Callable[[str], None], got_replies: list[dict[str, Any]],
+                failure: ProtocolFailure | None) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
+        """The turns of a batch reply that differs from the reference's (or broke off with ``failure``)."""
+        implementation = self.sides[0]
+        for index, action in enumerate((None, *played.actions)):
             if action is not None:
                 chosen(action)
             if len(got_replies) < 3 * index + 3:
                 raise ImplementationFailed(str(failure or "batch reply: fewer replies than requests"))
             mine = observe.turn_of(got_replies[3 * index:3 * index + 3])
-            yield action, replace(mine, reply=implementation.told(mine.reply)), observe.turn_of(want[3 * index:3 * index + 3])
+            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index)
+
+    def start_reference(self, profile: str, document: dict[str, Any], match: dict[str, Any],
+                        first: tuple[dict[str, Any], dict[str, Any]]) -> Posted:
+        """The ``match`` on the reference alone (a trial played ahead: see ``Lookahead``), and
+        written with it (no round trip between them) the ``playout`` of the ``first`` deal
+        (the deal and the fields), whose posting is returned for ``reference_deal``."""
+        reference = self.sides[1]
+        try:
+            requests = [reference.match_request(profile, document, match)]
+            deal, fields = first
+            playout: observe.Request = (PLAYOUT, {"deal": deal, **fields})
+            if reference.batch:
+                posted = reference.post([reference.batch_request(requests), playout])
+                reference.unbatched(requests, reference.collect(posted[:1])[0])
+            else:
+                posted = reference.post(requests + [playout])
+                reference.collect(posted[:1])
+            return posted[1]
+        except (ProtocolFailure, observe.Skipped) as exc:
+            reference.kill()
+            raise ReferenceFailed(f"the reference failed: {exc}") from None
+
+    def start_implementation(self, profile: str, document: dict[str, Any], match: dict[str, Any]) -> None:
+        """The ``match`` on the implementation alone (the reference's was played ahead)."""
+        implementation = self.sides[0]
+        try:
+            requests = [implementation.match_request(profile, document, match)]
+            if implementation.batch:
+                implementation.unbatched(requests, implementation.collect(implementation.post([implementation.batch_request(requests)]))[0])
+            else:
+                implementation.collect(implementation.post(requests))
+        except ProtocolFailure as exc:
+            implementation.kill()
+            raise ImplementationFailed(str(exc)) from None
 
     def reset(self) -> None:
         """Fresh processes for the next match (a failed stream cannot be trusted)."""
@@ -383,6 +440,170 @@ class Pair:
     def close(self) -> None:
         for side in self.sides:
             side.close()
+
+
+@dataclass(frozen=True)
+class ReferenceDeal:
+    """One deal as the reference played it out alone (``playout``): the deal sent, the
+    answer, the actions it chose, the requests that replay them, and its state at the end.
+    The replies with their states in full are only built when a comparison needs them."""
+
+    deal: dict[str, Any]
+    answer: Answer
+    actions: tuple[str, ...]
+    requests: tuple[observe.Request, ...]
+    state: dict[str, Any]
+
+    @classmethod
+    def of(cls, deal: dict[str, Any], answer: Answer) -> ReferenceDeal:
+        """The playout's answer checked: a reply to every request it stands for, none
+        ``errored``, the states a full one then changes (ProtocolFailure otherwise)."""
+        actions = answer.reply.get("actions")
+        if not (isinstance(actions, list) and all(isinstance(a, str) for a in actions)):
+            raise ProtocolFailure("playout reply: expected 'actions', a list of action strings")
+        requests = observe.turn_requests(None, deal) + [r for a in actions for r in observe.turn_requests(a)]
+        replies = answer.reply.get("replies")
+        if not isinstance(replies, list) or not all(isinstance(reply, dict) for reply in replies):
+            raise ProtocolFailure(f"{PLAYOUT} reply: expected 'replies', a list of reply objects")
+        errored = next((reply["errored"] for reply in replies if "errored" in reply), None)
+        if len(replies) != len(requests) or errored is not None:
+            raise ProtocolFailure(f"playout: {errored if errored is not None else 'no reply'}")
+        state: dict[str, Any] | None = None
+        for reply in replies[1::3]:  # each turn's second reply is its state's
+            if "changes" in reply:
+                if state is None or not isinstance(reply["changes"], dict):
+                    raise ProtocolFailure(f"{PLAYOUT} reply: 'changes' before any full state, or not an object")
+                state.update(reply["changes"])
+            elif isinstance(reply.get("state"), dict):
+                state = dict(reply["state"])
+        return cls(deal, answer, tuple(actions), tuple(requests), state or {})
+
+    @functools.cached_property
+    def replies(self) -> list[dict[str, Any]]:
+        """The replies one by one, each state in full."""
+        commands = [command for command, _ in self.requests]
+        return [reply for _, reply in batch.unpacked(commands, self.answer.reply, PLAYOUT, False)]
+
+    def turn(self, index: int, encoded: bool = True) -> observe.Turn:
+        """The reference's turn at the deal (``index`` 0) or its ``index``-th action."""
+        return observe.turn_of(self.replies[3 * index:3 * index + 3], encoded)
+
+    def agreed(self, chosen: Callable[[str], None]) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
+        """The turns of a deal both sides played the same: the reference's on both sides
+        (``chosen`` hears each action before its turn)."""
+        for index, action in enumerate((None, *self.actions)):
+            if action is not None:
+                chosen(action)
+            same = self.turn(index, False)
+            yield action, same, same
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """A random trial the reference played alone ahead of the implementation: its scenario
+    and the deals it played out; ``failure``: the reference's, at the deal after those (or,
+    not ``started``, at the match)."""
+
+    scenario: Scenario
+    deals: tuple[tuple[Deal, ReferenceDeal], ...]
+    failure: ReferenceFailed | None = None
+    started: bool = True
+
+
+def played_ahead(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int) -> Ahead:
+    """The trial's match and deals by the reference alone, as ``random_trial`` would have it
+    play them: the same draws from the trial's stream in the same order (each deal, then its
+    playout's seed), the next deal's dealer from the state the last one ended in."""
+    plan = trial_plan(document, seed, trial)
+    deals: list[tuple[Deal, ReferenceDeal]] = []
+    state: dict[str, Any] = {}
+    posted: Posted | None = None
+    while True:
+        number = len(deals)
+        deal = plan.scenario.deals[number] if number < len(plan.scenario.deals) else plan.extra_deals(number, state)
+        if deal is None:
+            break
+        plain = {"dealer": deal.dealer, "hands": [list(h) for h in deal.hands], "talon": list(deal.talon)}
+        fields = plan.playout.fields()
+        if number == 0:  # the match and the first deal's playout written at once
+            try:
+                posted = pair.start_reference(profile, document, plan.scenario.match, (plain, fields))
+            except ReferenceFailed as exc:
+                return Ahead(plan.scenario, (), exc, started=False)
+        try:
+            reference_deal = pair.reference_deal(plain, fields, posted)
+            posted = None
+        except ReferenceFailed as exc:
+            return Ahead(plan.scenario, tuple(deals), exc)
+        deals.append((deal, reference_deal))
+        state = reference_deal.state
+        if str(state.get("phase")) == "match_over":
+            break
+    return Ahead(plan.scenario, tuple(deals))
+
+
+class Lookahead:
+    """The reference plays one pair's random trials ahead, in a thread of its own: while the
+    implementation follows one trial's deals, the reference plays out the next ones, so that
+    the two processes and the runner work at the same time instead of each waiting for the
+    other (a deal's playout, then its batch). The trials come out in their order; ``pause``
+    holds the reference still (a shrink replays on the pair's processes)."""
+
+    DEPTH = 2  # trials played ahead: enough to keep the reference busy, few to waste at the end
+
+    def __init__(self, pair: Pair, profile: str, document: dict[str, Any], seed: str, trials: Iterator[int]) -> None:
+        self._ready: queue.Queue[tuple[int, Ahead | BaseException]] = queue.Queue(self.DEPTH)
+        self._running = threading.Event()
+        self._running.set()
+        self._busy = threading.Lock()  # held while a trial is played ahead
+        self._stopped = False
+        self._timeout = pair.sides[1].timeout
+        self._thread = threading.Thread(target=self._produce, args=(pair, profile, document, seed, trials), daemon=True)
+        self._thread.start()
+
+    def _produce(self, pair: Pair, profile: str, document: dict[str, Any], seed: str, trials: Iterator[int]) -> None:
+        number = next(trials)
+        while not self._stopped:
+            self._running.wait(0.1)
+            with self._busy:
+                if self._stopped or not self._running.is_set():
+                    continue
+                item: Ahead | BaseException
+                try:
+                    item = played_ahead(pair, profile, document, seed, number)
+                except BaseException as exc:  # a bug here: raised where the trial is taken
+                    item = exc
+            while not self._stopped:
+                try:
+                    self._ready.put((number, item), timeout=0.1)
+                    break
+                except queue.Full:
+                    continue
+            if isinstance(item, BaseException):
+                return
+            number = next(trials)
+
+    def take(self, trial: int) -> Ahead:
+        """The trial as the reference played it (the trials must be taken in their order)."""
+        number, item = self._ready.get()
+        if isinstance(item, BaseException):
+            raise item
+        assert number == trial, (number, trial)
+        return item
+
+    def pause(self) -> None:
+        """Wait for the trial being played ahead, and play no other until ``resume``."""
+        self._running.clear()
+        with self._busy:
+            pass
+
+    def resume(self) -> None:
+        self._running.set()
+
+    def close(self) -> None:
+        self._stopped = True
+        self._running.set()
+        self._thread.join(self._timeout + 1.0)
 
 
 class ImplementationFailed(Exception):
@@ -425,11 +646,12 @@ Tolerate = Callable[[tuple[observe.Difference, ...]], bool]
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
-         tolerate: Tolerate | None = None, playout: Playout | None = None) -> tuple[Scenario, Divergence | None]:
+         tolerate: Tolerate | None = None, playout: Playout | None = None,
+         ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
     played: list[Deal] = []
     try:
-        return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate, playout)
+        return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate, playout, ahead)
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
@@ -442,19 +664,33 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
 def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
           extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
           record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal],
-          tolerate: Tolerate | None = None, playout: Playout | None = None) -> tuple[Scenario, Divergence | None]:
+          tolerate: Tolerate | None = None, playout: Playout | None = None,
+          ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
     """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
     legal sets of both sides) and ``extra_deals`` adds deals. Returns what was played and the
     first divergence that ``tolerate`` does not let pass; ``played`` holds the deals so far.
     ``record`` receives the reference's step records, deal by deal. With ``playout``, and no
     ``tolerate``, a reference that declares the extension chooses each deal's actions itself
-    (``Pair.played_out``: one request per deal) instead of ``choose``."""
-    pair.start_match(profile, document, scenario.match)
+    (``Pair.played_out``: one request per deal) instead of ``choose``. With ``ahead``, the
+    reference played the trial already (``Lookahead``): the implementation follows its deals,
+    and the reference's failure at a deal is raised when play reaches it."""
+    if ahead is None:
+        pair.start_match(profile, document, scenario.match)
+    elif ahead.started:
+        pair.start_implementation(profile, document, scenario.match)
+    elif ahead.failure is not None:  # the reference could not start the match: its failure, whatever the other's
+        raise ahead.failure
     deals = list(scenario.deals)
     state: dict[str, Any] = {}
     number = 0
     while True:
-        if number < len(deals):
+        if ahead is not None:
+            if number == len(ahead.deals):
+                if ahead.failure is not None:
+                    raise ahead.failure
+                break
+            deal = ahead.deals[number][0]
+        elif number < len(deals):
             deal = deals[number]
         elif extra_deals is not None and (extra := extra_deals(number, state)) is not None:
             deal = extra
@@ -473,9 +709,21 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             actions.append(action)
             played[-1] = Deal(deal.dealer, deal.hands, deal.talon, tuple(actions))
 
-        turns = (pair.played_out(plain, playout.fields(), chosen)
-                 if playout is not None and tolerate is None and pair.plays_out()
-                 else _lockstep(pair, plain, deal, choose, chosen))
+        turns: Iterator[tuple[str | None, observe.Turn, observe.Turn]] | None
+        if ahead is not None:
+            reference_deal = ahead.deals[number - 1][1]
+            turns = pair.followed(reference_deal, chosen)
+            if turns is None and record is None:  # the implementation repeated the reference byte for byte
+                played[-1] = replace(deal, actions=reference_deal.actions)
+                state = reference_deal.state
+                if str(state.get("phase")) == "match_over":
+                    break
+                continue
+            turns = reference_deal.agreed(chosen) if turns is None else turns
+        elif playout is not None and tolerate is None and pair.plays_out():
+            turns = pair.played_out(plain, playout.fields(), chosen)
+        else:
+            turns = _lockstep(pair, plain, deal, choose, chosen)
         before: tuple[observe.Turn, observe.Turn] | None = None
         phase = "deal"
         for index, (action, got, want) in enumerate(turns):
@@ -534,8 +782,18 @@ def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
     return tuple(replace(d, phase=phase, before=prior) for d in observe.compare(expected, actual))
 
 
-def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int,
-                 tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
+@dataclass(frozen=True)
+class TrialPlan:
+    """What a random trial plays, drawn from its own stream: the scenario, the runner's choice
+    rule and further deals (lockstep), and the playout's fields (the reference choosing)."""
+
+    scenario: Scenario
+    choose: Chooser
+    extra_deals: Callable[[int, dict[str, Any]], Deal | None]
+    playout: Playout
+
+
+def trial_plan(document: dict[str, Any], seed: str, trial: int) -> TrialPlan:
     rules = document["rules"]
     rng = random.Random(f"{seed}/{trial}")
     deals_wanted = rng.randint(1, 3)
@@ -549,8 +807,8 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         position = positions.random_position(rng, rules, start.match)
         styles = position.styles or styles
         laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
-        return play(pair, profile, document, laid_out, positions.chooser(position, free), lambda number, state: None,
-                    tolerate=tolerate, playout=Playout(rng, styles, favoured_amounts(rules), positions.plan_fields(position)))
+        return TrialPlan(laid_out, positions.chooser(position, free), lambda number, state: None,
+                         Playout(rng, styles, favoured_amounts(rules), positions.plan_fields(position)))
 
     def more(number: int, state: dict[str, Any]) -> Deal | None:
         if number >= deals_wanted:
@@ -558,8 +816,14 @@ def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
         dealer = rng.randrange(3) if number == 0 else state.get("next_dealer")
         return shuffled_deal(rng, dealer if isinstance(dealer, int) else rng.randrange(3))
 
-    return play(pair, profile, document, start, free, more, tolerate=tolerate,
-                playout=Playout(rng, styles, favoured_amounts(rules)))
+    return TrialPlan(start, free, more, Playout(rng, styles, favoured_amounts(rules)))
+
+
+def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int,
+                 tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
+    plan = trial_plan(document, seed, trial)
+    return play(pair, profile, document, plan.scenario, plan.choose, plan.extra_deals, tolerate=tolerate,
+                playout=plan.playout)
 
 
 def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: Sequence[str],
@@ -854,6 +1118,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
     pairs = [Pair(implementation, reference, timeout, fallbacks) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     tolerate = _tolerating(known) if known is not None else None
+    lanes: dict[int, Lookahead] = {}  # by pair: the reference playing its trials ahead (playout, nothing tolerated)
     try:
         trial = 0
         while outcome.deals_played < deals and (max_findings is None or len(outcome.findings) < max_findings):
@@ -861,7 +1126,15 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             trial += len(pairs)
 
             def one(number: int) -> tuple[Scenario, Divergence | None]:
-                return random_trial(pairs[number % len(pairs)], profile, document, seed, number, tolerate)
+                index = number % len(pairs)
+                if index in lanes:
+                    ahead = lanes[index].take(number)
+                    return play(pairs[index], profile, document, ahead.scenario, ahead=ahead)
+                result = random_trial(pairs[index], profile, document, seed, number, tolerate)
+                if tolerate is None and pairs[index].plays_out():  # from the next trial on, the reference plays ahead
+                    lanes[index] = Lookahead(pairs[index], profile, document, seed,
+                                             itertools.count(number + len(pairs), len(pairs)))
+                return result
 
             if len(pairs) == 1:
                 results = [one(batch[0])]
@@ -888,7 +1161,11 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 if not found.shrunk:
                     tell(f"a new finding ({found.signature[:60]}): shrinking")
                     outcome.shrinking = found
+                    if 0 in lanes:
+                        lanes[0].pause()  # the shrink replays on the same processes
                     _shrunk_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate)
+                    if 0 in lanes:
+                        lanes[0].resume()
                     outcome.shrinking = None
     except ReferenceFailed as exc:
         outcome.error = str(exc)
@@ -899,6 +1176,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
     except ImplementationFailed as exc:
         outcome.error = str(exc) if str(exc).startswith("the implementation") else f"the implementation cannot be played: {exc}"
     finally:
+        for lane in lanes.values():
+            lane.close()
         for pair in pairs:
             pair.close()
     if outcome.findings:

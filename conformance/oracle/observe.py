@@ -229,9 +229,14 @@ class Observer:
     def trusted(self, command: str, **fields: Any) -> Answer:
         """One request's reply taken as it is, never clipped: for the reference only (a
         ``playout`` reply holds a whole deal); ``errored`` raises ProtocolFailure."""
-        impl = self._started()
-        answer = impl.collect(impl.post([(command, fields)]))[0]
-        _check(command, answer.reply)
+        return self.collect_trusted(self.post([(command, fields)])[0])
+
+    def collect_trusted(self, posted: Posted) -> Answer:
+        """The reply to one posted request, taken as ``trusted`` takes it."""
+        if self.impl is None:
+            raise ProtocolFailure("no process to read replies from")
+        answer = self.impl.collect([posted])[0]
+        _check(posted.command, answer.reply)
         return answer
 
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
