@@ -1015,25 +1015,28 @@ def _barrel_seat(value: Any, where: str) -> BarrelSeat:
 
 
 def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> tuple[list[Mask], Mask]:
-    """Three hands of 7 and a talon of 3, together the 24 distinct cards (as masks)."""
+    """Three hands of 7 and a talon of 3, together the 24 distinct cards (as masks).
+    Each card goes straight into its hand's mask: no list of cards is built for a good deal."""
     if not isinstance(hands, (list, tuple)) or len(hands) != 3:
         raise DealError(f"hands: expected three hands, got {hands!r}")
-
-    def parse(items: Any, where: str, size: int) -> list[Card]:
-        if not isinstance(items, (list, tuple)) or len(items) != size:
-            raise DealError(f"{where}: expected {size} cards, got {items!r}")
-        return [item if isinstance(item, Card) else _dealt_card(item, where) for item in items]
-
-    parsed = [parse(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
-    parsed_talon = parse(talon, "talon", 3)
-    masks = [mask_of(h) for h in parsed]
-    talon_mask = mask_of(parsed_talon)
+    masks = [_dealt_mask(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
+    talon_mask = _dealt_mask(talon, "talon", 3)
     if (masks[0] | masks[1] | masks[2] | talon_mask).bit_count() != 24:  # 24 cards dealt, 24 distinct
-        everything = [c for h in parsed for c in h] + parsed_talon
+        everything = [c if isinstance(c, Card) else Card.parse(c) for h in (*hands, talon) for c in h]
         seen: set[Card] = set()
         twice = sorted({c.code for c in everything if c in seen or seen.add(c)})  # type: ignore[func-returns-value]
         raise DealError(f"deal: every card must appear once; dealt twice: {', '.join(twice)}")
     return masks, talon_mask
+
+
+def _dealt_mask(items: Any, where: str, size: int) -> Mask:
+    """The mask of one dealt hand (or the talon) of ``size`` cards or card codes."""
+    if not isinstance(items, (list, tuple)) or len(items) != size:
+        raise DealError(f"{where}: expected {size} cards, got {items!r}")
+    mask = 0
+    for item in items:
+        mask |= (item if isinstance(item, Card) else _dealt_card(item, where)).bit
+    return mask
 
 
 def _dealt_card(item: object, where: str) -> Card:
