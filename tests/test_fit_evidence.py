@@ -397,9 +397,15 @@ def test_a_bug_no_knob_expresses_is_the_residual_and_named(tmp_path: Path) -> No
     path = _house(tmp_path, CAPPED, "capped")
     name = "ten-below-king"  # a card order no knob writes down
     result, fitter = _fit("classic", [sys.executable, "-m", "mutants.serve", "--rules", str(path), name], "classic/play/*")
-    causes = fit.residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic")
+    causes = fit.residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", fitter.tried)
     assert causes, "the mutant shows on classic's play cases"
     assert all(names_the_mistake(c.signature, list(c.knobs), CATALOGUE[name].knobs) for c in causes)
+    # the residual claims what the stop rule tried, knob by knob, and no joint value it never tried
+    for cause in causes:
+        tried = [k for k in cause.knobs if fitter.tried.get(k)]
+        assert tried, "the stop rule tried values of the knobs deciding the residual"
+        assert all(f"{k}: {fitter.tried[k]}" in cause.why for k in tried)
+        assert "joint" not in cause.why
 
 
 def test_an_action_declared_unsupported_is_unchecked(tmp_path: Path) -> None:
