@@ -519,7 +519,25 @@ class Fitter:
         many cases at once): a rejected change costs a fraction of the corpus."""
         net = broken = apart = 0
         least = 0 if closer else need
-        for chunk in self._chunks(moved, ids, now):
+        gaining, *rest = self._chunks(moved, ids, now)
+        # the gaining cases a chunk at a time, most to gain first, with what is left of them
+        # as a bound: once even setting all of them right could not reach ``least`` (or make up
+        # for what broke), the verdict after them is already None, so the rest is not replayed.
+        # A proposal that cannot beat the best so far (``need``) costs a chunk or nothing
+        gaining = sorted(gaining, key=lambda c: -len(now[c].missed))
+        left = sum(len(now[c].missed) for c in gaining)
+        for start in range(0, len(gaining), CHUNK):
+            if net + left < least or (broken and broken * weight > net + left):
+                return None
+            chunk = gaining[start:start + CHUNK]
+            after = self.weigh(new_rules, chunk)
+            left -= sum(len(now[c].missed) for c in chunk)
+            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
+            broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
+        if net < least or (broken and broken * weight > net):
+            return None
+        for chunk in rest:
             after = self.weigh(new_rules, chunk)
             net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
             apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
