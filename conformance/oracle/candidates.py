@@ -104,7 +104,7 @@ class Readings:
         for knob, word in SCORE_LINES.items():
             for event in step.reply.events:
                 player = event.get("player") if isinstance(event, dict) and event.get("type") == word else None
-                if _integer(player) and 0 <= player < 3 and _integer(scores[player]):
+                if isinstance(player, int) and _integer(player) and 0 <= player < 3 and _integer(scores[player]):
                     self.reached.setdefault(knob, collections.Counter())[scores[player]] += 1
         barrel, winner = step.state.get("barrel"), step.state.get("winner", 0)
         # a winner's score is past both lines whether or not it sat on the barrel
