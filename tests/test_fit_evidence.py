@@ -187,6 +187,24 @@ def test_numbers_come_from_what_the_implementation_offered() -> None:
     assert None in candidates.values("auction.marriage_needed_above", 120)
 
 
+def _deal_end(step: int, scores: list[int], on: list[bool], events: tuple[object, ...] = (),
+              winner: int | None = None) -> observe.StepRecord:
+    state = {"phase": "deal_over", "scores": scores, "barrel": [{"on": o} for o in on], "winner": winner}
+    return observe.StepRecord(1, step, "play QS", None, observe.Reply(True, events), state)
+
+
+def test_a_score_line_is_read_from_where_play_went_on_and_where_it_stopped() -> None:
+    read = candidates.Readings()
+    read.add_record(observe.CaseRecord("c", (
+        _deal_end(1, [1600, 1200, 40], [False] * 3),  # played on past 1600: the barrel is above it
+        _deal_end(2, [1645, 1230, 60], [True, False, False], ({"type": "barrel_entered", "player": 0},)),
+        _deal_end(3, [2115, 1230, 60], [False] * 3, ({"type": "match_won", "player": 0},), winner=0))))
+    # no bundled profile puts the barrel at 1645 or the target at 2115, and no number of a
+    # differing observation need show them: the scores around the line do
+    assert candidates.values("barrel.threshold", 880, read)[:2] == [1645, 1605]
+    assert candidates.values("match_end.target", 1000, read)[:2] == [2115, 1650]
+
+
 def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> None:
     """A player on the barrel offered 260 and 265 where the reference (a least barrel bid of
     265) offers 265 only: 260 is tried for the least barrel bid, though the commonest
@@ -379,9 +397,15 @@ def test_a_bug_no_knob_expresses_is_the_residual_and_named(tmp_path: Path) -> No
     path = _house(tmp_path, CAPPED, "capped")
     name = "ten-below-king"  # a card order no knob writes down
     result, fitter = _fit("classic", [sys.executable, "-m", "mutants.serve", "--rules", str(path), name], "classic/play/*")
-    causes = fit.residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic")
+    causes = fit.residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", fitter.tried)
     assert causes, "the mutant shows on classic's play cases"
     assert all(names_the_mistake(c.signature, list(c.knobs), CATALOGUE[name].knobs) for c in causes)
+    # the residual claims what the stop rule tried, knob by knob, and no joint value it never tried
+    for cause in causes:
+        tried = [k for k in cause.knobs if fitter.tried.get(k)]
+        assert tried, "the stop rule tried values of the knobs deciding the residual"
+        assert all(f"{k}: {fitter.tried[k]}" in cause.why for k in tried)
+        assert "joint" not in cause.why
 
 
 def test_an_action_declared_unsupported_is_unchecked(tmp_path: Path) -> None:

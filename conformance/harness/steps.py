@@ -23,7 +23,7 @@ def fit_step(profile: str, command: Sequence[str]) -> str:
     name = base_name(profile)
     return (f"next: which rules does it play? thousand fit --profile {name} --output {name}-fitted.yaml "
             f"--report {name}-fit.json -- {shlex.join(command)} "
-            f"(a house profile of the knob values that explain the failures, and what no knob explains)")
+            f"(a house profile of the knob values that explain the failures, and what no value fit tried explains)")
 
 
 def hunt_step(rules: str, report: str | None, command: Sequence[str]) -> str:

@@ -35,6 +35,10 @@ CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
 SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
+# Score lines: the knob, and the event that shows a player's score reached it. The barrel
+# begins at barrel.threshold and the match ends at match_end.target; a line no bundled
+# profile uses (1645) shows nowhere but in the scores around those events
+SCORE_LINES = {"barrel.threshold": "barrel_entered", "match_end.target": "match_won"}
 
 
 @dataclass
@@ -69,9 +73,16 @@ class Readings:
     # one a step below it. Bidding a step at a time, a maximum of 305 shows in no legal set,
     # only where a bid of 310 is refused as above the ceiling rather than as a jump
     refused: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by score-line knob: the scores at which the implementation's line was reached (the
+    # score of a player as it entered the barrel or won), and the highest score it played on
+    # past without reaching it (a player off the barrel, a match with no winner): the line
+    # lies above the one and at or below the other
+    reached: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    passed: dict[str, int] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
+            self._add_lines(step)
             if step.legal:
                 self._add_legal(step.legal)
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
@@ -85,6 +96,32 @@ class Readings:
                     suit, points = event.get("suit"), event.get("points")
                     if isinstance(suit, str) and isinstance(points, int) and not isinstance(points, bool):
                         self.marriages.setdefault(suit, collections.Counter())[points] += 1
+
+    def _add_lines(self, step: observe.StepRecord) -> None:
+        scores = step.state.get("scores") if isinstance(step.state, dict) else None
+        if not isinstance(scores, list) or len(scores) != 3:
+            return
+        for knob, word in SCORE_LINES.items():
+            for event in step.reply.events:
+                player = event.get("player") if isinstance(event, dict) and event.get("type") == word else None
+                if isinstance(player, int) and _integer(player) and 0 <= player < 3 and _integer(scores[player]):
+                    self.reached.setdefault(knob, collections.Counter())[scores[player]] += 1
+        barrel, winner = step.state.get("barrel"), step.state.get("winner", 0)
+        # a winner's score is past both lines whether or not it sat on the barrel
+        unwon = [s for s in scores if _integer(s)] if winner is None else []
+        below = [s for p, s in enumerate(scores) if _integer(s) and isinstance(barrel, list) and len(barrel) == 3
+                 and isinstance(barrel[p], dict) and barrel[p].get("on") is False] if winner is None else []
+        for knob, shown in (("barrel.threshold", below), ("match_end.target", unwon)):
+            if shown:
+                self.passed[knob] = max(self.passed.get(knob, max(shown)), max(shown))
+
+    def lines(self, knob: str) -> list[int]:
+        """The values a score line can take by the scores shown: the lowest score that reached
+        it, and a step above the highest that played on past it."""
+        found = [min(self.reached[knob])] if self.reached.get(knob) else []
+        if knob in self.passed and self.passed[knob] + CONTRACT_STEP not in found:
+            found.append(self.passed[knob] + CONTRACT_STEP)
+        return found
 
     def _add_legal(self, legal: Sequence[str]) -> None:
         for word in AMOUNT_WORDS:
@@ -135,7 +172,7 @@ class Readings:
             found = self.aces
         else:  # what stood in the knob's own value's place, what the observations it decides
             # showed, then the commonest overall
-            ranked: list[int] = []
+            ranked: list[int] = self.lines(knob)
             for counter in (self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
                             self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]

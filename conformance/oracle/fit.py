@@ -1,4 +1,4 @@
-"""``thousand fit``: which rules does an engine play? A house profile, and what no knob explains.
+"""``thousand fit``: which rules does an engine play? A house profile, and what no value it tried explains.
 
 The implementation is observed once over the corpus cases of a profile P (keep-going: every
 legal set, reply and state, see ``observe``). The reference, run as a subprocess and fed a
@@ -192,6 +192,9 @@ class Fitter:
         self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout, batch=True)
         self.evaluations = 0
         self.read = candidates.Readings()
+        # knob -> the values the last single-change check tried for it, each alone over every
+        # case: what the residual can say was tried (and nothing more)
+        self.tried: dict[str, int] = {}
         self.timing: dict[str, float] = {}
         self.replays: dict[str, int] = {}  # phase -> reference replays it asked for
         self._live: dict[str, frozenset[str]] = {}
@@ -516,7 +519,25 @@ class Fitter:
         many cases at once): a rejected change costs a fraction of the corpus."""
         net = broken = apart = 0
         least = 0 if closer else need
-        for chunk in self._chunks(moved, ids, now):
+        gaining, *rest = self._chunks(moved, ids, now)
+        # the gaining cases a chunk at a time, most to gain first, with what is left of them
+        # as a bound: once even setting all of them right could not reach ``least`` (or make up
+        # for what broke), the verdict after them is already None, so the rest is not replayed.
+        # A proposal that cannot beat the best so far (``need``) costs a chunk or nothing
+        gaining = sorted(gaining, key=lambda c: -len(now[c].missed))
+        left = sum(len(now[c].missed) for c in gaining)
+        for start in range(0, len(gaining), CHUNK):
+            if net + left < least or (broken and broken * weight > net + left):
+                return None
+            chunk = gaining[start:start + CHUNK]
+            after = self.weigh(new_rules, chunk)
+            left -= sum(len(now[c].missed) for c in chunk)
+            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
+            broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
+        if net < least or (broken and broken * weight > net):
+            return None
+        for chunk in rest:
             after = self.weigh(new_rules, chunk)
             net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
             apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
@@ -587,6 +608,7 @@ class Fitter:
                 for knob in evidence.deciding_knobs(d):
                     if case_id not in deciding.setdefault(knob, []):
                         deciding[knob].append(case_id)
+        self.tried = {}
         for knob in sorted(set(deciding) & self.live(rules)):
             cases = sorted(deciding[knob], key=lambda c: -len(now[c].missed))
             for value in self._values(knob, rules):
@@ -594,6 +616,7 @@ class Fitter:
                 new_rules = set_knob(rules, cand)
                 if not self.consistent(new_rules):
                     continue
+                self.tried[knob] = self.tried.get(knob, 0) + 1
                 self.progress(f"checking that no single change helps: {cand[0].text()}")
                 if self._gains(new_rules, cases, now) and self._fixes(new_rules, {knob}, ids, now, math.inf):
                     return cand
@@ -816,7 +839,7 @@ def register(subparsers: Any) -> None:
         "fit", help="find the knob values under which the reference plays like an implementation",
         description="Observe an implementation on the corpus cases of a profile, then search knob values "
                     "from that profile for the rules under which the reference reproduces it best. Prints "
-                    "a house profile (extends the profile) and the differences no knob explains. Exit 0 when the "
+                    "a house profile (extends the profile) and the differences no value fit tried explains. Exit 0 when the "
                     "fitted rules explain every case, 1 when differences are left, 2 on usage errors, 3 when "
                     "the fitted profile does not validate (a bug here), 4 when the implementation could not start "
                     "or broke the protocol on every case (no profile written), 129/130/143 when stopped by "
@@ -827,7 +850,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
                         help=f"seconds to wait for each reply (default 10, at most {MAX_TIMEOUT})")
     parser.add_argument("--report", type=Path, metavar="FILE.json",
-                        help="write what no knob explains as a JSON report of the shape of thousand verify --report "
+                        help="write what no value fit tried explains as a JSON report of the shape of thousand verify --report "
                              "(thousand fuzz --known reads it)")
     parser.add_argument("-k", action="append", default=[], dest="include", metavar="GLOB",
                         help="only case ids matching this glob; repeatable")
@@ -962,7 +985,7 @@ def _fit(args: argparse.Namespace) -> int:
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
         return reports.EXIT_INTERNAL
-    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name)
+    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried)
     print(report(result, text, found))
     if args.output:
         try:
@@ -1027,8 +1050,8 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
     lines.append(text.rstrip())
     if result.residual:
         missed = sum(len(e.missed) for e in result.weighed.values())
-        lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) that no joint value of "
-                     "their deciding knobs reproduces:")
+        lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) that no value fit tried "
+                     "of their deciding knobs reproduces:")
         lines += ["# " + line for line in residual.describe(found)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")

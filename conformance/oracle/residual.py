@@ -1,4 +1,4 @@
-"""What no knob explains after ``thousand fit``: root causes as ``thousand verify`` groups them,
+"""What no value ``thousand fit`` tried explains: root causes as ``thousand verify`` groups them,
 each judged a rule the schema has no knob for, or likely a bug.
 
 A cause is "likely a bug" when the implementation contradicts itself or shows a state no
@@ -63,8 +63,12 @@ def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, t
 
 
 def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
-           exercised: Mapping[str, tuple[str, ...]], profile: str) -> list[Cause]:
-    """The residual's root causes (those of ``diagnosis.groups``), each with its verdict."""
+           exercised: Mapping[str, tuple[str, ...]], profile: str,
+           tried: Mapping[str, int] | None = None) -> list[Cause]:
+    """The residual's root causes (those of ``diagnosis.groups``), each with its verdict.
+    ``tried`` counts the values fit's last single-change check tried per knob, each alone over
+    every case: the "why" claims that and no more (fit's joint search reaches only some of
+    the joint values of a group's knobs, so "no joint value reproduces it" is not known)."""
     found = []
     for group in diagnosis.groups(failures(weighed, exercised, profile)):
         case_ids = tuple(run.rsplit("@", 1)[0] for run in group["cases"])
@@ -73,12 +77,20 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
         if odd is not None:
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
         else:
-            verdict, why = NO_KNOB, (f"the same difference in {len(case_ids)} case(s), and no joint value of the "
-                                     "knobs that decide it reproduces it")
+            verdict, why = NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
         count = sum(len(weighed[c].missed) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
     return found
+
+
+def _tried(knobs: Sequence[str], tried: Mapping[str, int]) -> str:
+    """What was tried for the knobs deciding a cause, as a claim that holds."""
+    counted = [f"{knob}: {tried[knob]}" for knob in knobs if tried.get(knob)]
+    if not counted:
+        return "fit tried no value of a knob that decides it (no knob decides it, or none applies under these rules)"
+    return (f"fit tried each value of its knobs alone from these rules over every case ({', '.join(counted)}), "
+            "and none reproduces more observations without breaking a matching case")
 
 
 def describe(found: Sequence[Cause], limit: int = 12) -> list[str]:
