@@ -324,6 +324,28 @@ def test_a_line_on_the_contract_is_read_from_the_deal_it_changes() -> None:
     assert 125 in candidates.values("barrel.min_contract", 120, read)
 
 
+def _scored(deltas: list[int], scores: list[int]) -> dict[str, object]:
+    return {"events": [{"type": "deal_scored", "deltas": deltas, "scores": scores}]}
+
+
+def test_a_line_is_read_where_the_implementation_stops_a_score_short_of_the_reference() -> None:
+    """An 800 rule moved to 395 shows only where a defender on 380 ends the deal on 395, capped,
+    where the reference gives the full 40 (420). Every other number of those deal scores
+    (the declarer's 120, the other defender's points, the deltas) is commoner, so 395 is tried
+    because it stands in place of the reference's 420, not because it is common."""
+    read = candidates.Readings()
+    for case in range(8):  # deals that differ elsewhere in the score: they crowd the readings
+        d = observe.Difference(f"c{case}", 1, 29, "play AS", "event", "play", "deal_scored differs",
+                               _scored([120, 40, 20], [120 + case, 40, 20]), _scored([120, 30, 20], [120 + case, 30, 20]),
+                               {"phase": "play"})
+        read.add_difference(d)
+    d = observe.Difference("lock", 1, 29, "play AS", "event", "play", "deal_scored differs",
+                           _scored([120, 40, 10], [600, 420, 10]), _scored([120, 15, 10], [600, 395, 10]), {"phase": "play"})
+    assert "defender_lock.from" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert 395 in candidates.values("defender_lock.from", 800, read)
+
+
 def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:
     """The stop rule, checked from outside: every single change of a knob that decides a
     differing observation, to each of its candidate values, on every case."""

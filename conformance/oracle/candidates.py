@@ -55,6 +55,11 @@ class Readings:
     # reference's number -> the implementation's numbers in its place: where the reference
     # showed a knob's own value (a bolt penalty of 120), what the engine showed instead
     replaced: dict[int, collections.Counter[int]] = field(default_factory=dict)
+    # by knob deciding a differing state or event: the implementation's numbers where they stand
+    # in place of other numbers of the reference's. A defender capped by an 800 rule moved to
+    # 395 ends the deal on 395 where the reference scores 420, and 395 is the line; among all
+    # the numbers of those observations (every score, every delta) it is rarely the commonest
+    shifted: dict[str, collections.Counter[int]] = field(default_factory=dict)
     aces: collections.Counter[int] = field(default_factory=collections.Counter)  # points four aces added
     # by knob deciding a differing legal set: the lowest and highest amount the implementation
     # offered there and the edges of the amounts only one side offered. A least bid on the
@@ -153,15 +158,17 @@ class Readings:
                         self.contracts.setdefault(knob, collections.Counter()).update((contract, contract + CONTRACT_STEP))
             mine = list(_numbers(d.actual))
             theirs = list(_numbers(d.expected))
-            read = collections.Counter(mine)
+            read, shown = collections.Counter(mine), collections.Counter[int]()
             if len(mine) == len(theirs):
                 for a, b in zip(mine, theirs):
                     if a != b:
                         read[abs(a - b)] += 1
+                        shown[a] += 1
                         self.replaced.setdefault(b, collections.Counter())[a] += 1
             self.numbers.update(read)
             for knob in evidence.deciding_knobs(d):
                 self.decided.setdefault(knob, collections.Counter()).update(read)
+                self.shifted.setdefault(knob, collections.Counter()).update(shown)
 
     def for_knob(self, knob: str, current: Any = None) -> list[int]:
         if knob in AMOUNT_KNOBS:
@@ -174,7 +181,7 @@ class Readings:
             # showed, then the commonest overall
             ranked: list[int] = self.lines(knob)
             for counter in (self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
-                            self.decided.get(knob), self.numbers):
+                            self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         ranked = [n for n, _count in found.most_common(READINGS)]
