@@ -427,7 +427,7 @@ def run_realistic(args: argparse.Namespace) -> None:
                                           and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
                                                            shows)]
             equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
-            causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name)
+            causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name, cases=fitter.by_id)
             named, expressing = "", []
             if kind == "mutant":
                 expressing = [k for k in wrong if about_the_mistake(mutant, k)

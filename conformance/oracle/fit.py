@@ -985,7 +985,8 @@ def _fit(args: argparse.Namespace) -> int:
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
         return reports.EXIT_INTERNAL
-    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried)
+    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
+                           fitter.by_id)
     print(report(result, text, found))
     if args.output:
         try:

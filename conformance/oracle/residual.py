@@ -3,9 +3,11 @@ each judged a rule the schema has no knob for, or likely a bug.
 
 A cause is "likely a bug" when the implementation contradicts itself or shows a state no
 game can reach: it refuses an action its own legal set offered, accepts one its legal set
-left out, or counts more card points in the tricks than the deck holds (120). Otherwise the
-same observation differs the same way wherever it occurs, consistently with some rule the
-schema cannot write down: "a rule the schema has no knob for".
+left out, counts more card points in the tricks than the deck holds (120), or answers the
+same situation two ways in two cases (the same match setup, the same deals and the same
+actions before it: the game is determined by them, so no rule can tell the two apart).
+Otherwise the same observation differs the same way wherever it occurs, consistently with
+some rule the schema cannot write down: "a rule the schema has no knob for".
 
 The root causes are written as a report of the same shape as ``thousand verify --report``
 (spec/schema/report.schema.json), so that ``thousand fuzz --known`` can leave them out.
@@ -14,8 +16,10 @@ The root causes are written as a report of the same shape as ``thousand verify -
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+import json
+from typing import Any, Iterator, Mapping, Sequence
 
+from conformance.corpus.transcripts import Transcript
 from conformance.harness import diagnosis, reports
 from conformance.harness.runner import Result
 from conformance.oracle import evidence, observe
@@ -56,6 +60,53 @@ def contradictions(record: observe.CaseRecord) -> list[str]:
     return found
 
 
+def _situations(case: Transcript, record: observe.CaseRecord) -> Iterator[tuple[str, observe.StepRecord]]:
+    """Each step of a record with the situation it answers: the case's match setup, the deals
+    so far and the actions so far, as one string (what determines the game)."""
+    steps = {(step.deal, step.step): step for step in record.steps}
+    prefix = [json.dumps(case.match, sort_keys=True)]
+    for number, deal in enumerate(case.deals, start=1):
+        prefix.append(json.dumps([deal["dealer"], deal["hands"], deal["talon"]], sort_keys=True))
+        for index in range(len(deal["steps"]) + 1):
+            if index:
+                prefix.append(str(deal["steps"][index - 1]["action"]))
+            step = steps.get((number, index))
+            if step is None:
+                return
+            yield "\n".join(prefix), step
+
+
+def _answer(step: observe.StepRecord) -> dict[str, str]:
+    """What the implementation said at a step, part by part, in a form that compares."""
+    said = {"legal set": json.dumps(sorted(step.legal) if step.legal is not None else None),
+            "reply": json.dumps([step.reply.accepted, step.reply.events, step.reply.refusal], sort_keys=True, default=str)}
+    said.update({f"state field {key}": json.dumps(value, sort_keys=True, default=str) for key, value in step.state.items()})
+    return said
+
+
+def inconsistencies(records: Mapping[str, observe.CaseRecord], cases: Mapping[str, Transcript]) -> dict[str, list[str]]:
+    """Per case, where the implementation answered a situation otherwise than in an earlier case
+    that reached the same situation (the first case to reach it is the one compared with)."""
+    first: dict[str, tuple[str, str, dict[str, str]]] = {}
+    found: dict[str, list[str]] = {}
+    for case_id, record in records.items():
+        if case_id not in cases:
+            continue
+        for situation, step in _situations(cases[case_id], record):
+            where = f"deal {step.deal} step {step.step} ({step.action})"
+            said = _answer(step)
+            earlier = first.setdefault(situation, (case_id, where, said))
+            if earlier[0] == case_id:
+                continue
+            parts = sorted(part for part in said.keys() | earlier[2].keys() if said.get(part) != earlier[2].get(part))
+            if parts:
+                message = (f"{where}: the same situation as {earlier[0]} {earlier[1]} answered otherwise "
+                           f"({', '.join(parts[:3])})")
+                found.setdefault(case_id, []).append(message)
+                found.setdefault(earlier[0], []).append(f"{earlier[1]}: answered otherwise in {case_id} {where}")
+    return found
+
+
 def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, tuple[str, ...]],
              profile: str) -> list[diagnosis.Failure]:
     return [diagnosis.Failure(f"{case_id}@{profile}", observe.findings(e.differing), exercised=exercised.get(case_id, ()))
@@ -64,15 +115,17 @@ def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, t
 
 def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
            exercised: Mapping[str, tuple[str, ...]], profile: str,
-           tried: Mapping[str, int] | None = None) -> list[Cause]:
+           tried: Mapping[str, int] | None = None, cases: Mapping[str, Transcript] | None = None) -> list[Cause]:
     """The residual's root causes (those of ``diagnosis.groups``), each with its verdict.
     ``tried`` counts the values fit's last single-change check tried per knob, each alone over
     every case: the "why" claims that and no more (fit's joint search reaches only some of
-    the joint values of a group's knobs, so "no joint value reproduces it" is not known)."""
+    the joint values of a group's knobs, so "no joint value reproduces it" is not known).
+    With ``cases`` (the transcripts by id), a situation answered two ways is a contradiction too."""
     found = []
+    twice = inconsistencies(records, cases) if cases else {}
     for group in diagnosis.groups(failures(weighed, exercised, profile)):
         case_ids = tuple(run.rsplit("@", 1)[0] for run in group["cases"])
-        shown = [(c, contradictions(records[c])) for c in case_ids if c in records]
+        shown = [(c, contradictions(records[c]) + twice.get(c, [])) for c in case_ids if c in records]
         odd = next(((c, said) for c, said in shown if said), None)
         if odd is not None:
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
