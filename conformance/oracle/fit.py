@@ -11,7 +11,9 @@ The differing observations are grouped by the knobs spec/diagnosis.yaml says dec
 the opening and the marriage values together). Each group's knobs are searched jointly on a
 sample of its cases (every combination when few, a beam otherwise), with values read from
 the implementation's own replies (``candidates``); a group's best change is taken when it
-lowers the score over every case without breaking a matching case. Before it reports, fit
+lowers the score over every case without breaking a matching case; when none does, an
+earlier value may stand in for another knob's, and each change is tried with one earlier
+change of the group put back (and one more switch it makes decide). Before it reports, fit
 checks that no single change of one knob to one of its values still does so.
 """
 
