@@ -595,7 +595,7 @@ def _barrel_not_capping() -> list[Patch]:
 
 
 @mutant("knock-off-penalises-newcomer", "makes the arriving player fall back instead of knocking off the occupant",
-        "barrel.max_occupants", "barrel.knock_off_penalty")
+        "barrel.max_occupants", "barrel.crowding", "barrel.knock_off_penalty")
 def _knock_off_newcomer() -> list[Patch]:
     def make(original: Callable[..., None]) -> Any:
         def arrivals(state: MatchState, outcome: Any, events: Events) -> None:

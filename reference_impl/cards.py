@@ -163,6 +163,51 @@ def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     return tuple(declared)
 
 
+# The exchange's gives in the legal list's order without sorting them: a hand re-indexed into
+# the order of the codes (one look-up per suit), then for each card held its gives to the
+# other cards held, four blocks of that order put end to end. No code is the start of another,
+# so "give A B" strings sort as the pairs (A, B) of codes do.
+_IN_CODE_ORDER: tuple[Card, ...] = tuple(sorted(DECK, key=lambda c: c.code))
+_TO_CODE_ORDER: tuple[tuple[Mask, ...], ...] = tuple(
+    tuple(sum(1 << _IN_CODE_ORDER.index(c) for c in DECK[6 * s:6 * s + 6] if pattern >> (c.sort_key - 6 * s) & 1) for pattern in range(64))
+    for s in range(4)
+)
+
+
+@functools.cache
+def _gives_from(n: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Per block of six cards of the code order and each pattern of it, ``give A B`` for the
+    code order's card ``n`` as A and each other card of the pattern as B (built at first use,
+    each pattern from the pattern without its first card)."""
+    a = _IN_CODE_ORDER[n]
+    rows = []
+    for k in range(4):
+        firsts = [() if b is a else (f"give {a.code} {b.code}",) for b in _IN_CODE_ORDER[6 * k:6 * k + 6]]
+        row: list[tuple[str, ...]] = [()]
+        for pattern in range(1, 64):
+            row.append(firsts[(pattern & -pattern).bit_length() - 1] + row[pattern & (pattern - 1)])
+        rows.append(tuple(row))
+    return tuple(rows)
+
+
+def give_actions(hand: Mask) -> list[str]:
+    """``give A B`` for every ordered pair of two cards of the hand, sorted as strings."""
+    order = _TO_CODE_ORDER
+    coded = order[0][hand & 63] | order[1][hand >> 6 & 63] | order[2][hand >> 12 & 63] | order[3][hand >> 18 & 63]
+    low, mid, high, top = coded & 63, coded >> 6 & 63, coded >> 12 & 63, coded >> 18
+    gives: list[str] = []
+    rest = coded
+    while rest:
+        card_bit = rest & -rest  # the next card held, in code order
+        blocks = _gives_from(card_bit.bit_length() - 1)
+        gives += blocks[0][low]
+        gives += blocks[1][mid]
+        gives += blocks[2][high]
+        gives += blocks[3][top]
+        rest ^= card_bit
+    return gives
+
+
 def points_of(mask: Mask) -> int:
     """The card points of a mask's cards: one table look-up per suit."""
     points = _POINTS

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import copy
 import functools
-import itertools
-import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from . import deal_end
 from .actions import Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
-from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, cards_of, codes_of, declarable, lead_actions, mask_of, play_actions, points_of
+from .cards import ACES, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, declarable, give_actions, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
 from .rules import WINDOWS, AuctionRules, RedealRule, Rules
 from .scoring import Number, number, whole
@@ -593,9 +591,7 @@ class MatchState:
 
     def _legal_exchange(self) -> list[str]:
         assert self.declarer is not None
-        hand = self.hands[self.declarer]
-        held = sorted(cards_of(hand), key=_code)  # in code order, so that the pairs come out sorted
-        actions = list(map(_GIVES.__getitem__, itertools.permutations(held, 2)))
+        actions = give_actions(self.hands[self.declarer])
         if self._give_up_refusal() is None:
             actions.append("give_up")
         return actions
@@ -929,8 +925,6 @@ _CLAIM_ACTIONS = ("no_redeal", "redeal")
 _PASS = ("pass",)
 _GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
 _GIVE_UP = ("give_up",)
-_code = operator.attrgetter("code")
-_GIVES: dict[tuple[Card, Card], str] = {(a, b): f"give {a.code} {b.code}" for a in DECK for b in DECK if b is not a}  # by (left, right)
 
 
 def on_grid(a: AuctionRules, amount: int) -> bool:

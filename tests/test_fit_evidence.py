@@ -526,6 +526,26 @@ def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
     assert not expresses(fitter, rounded, "scoring.defender_rounding", polish["scoring"]["defender_rounding"], 1)
 
 
+def test_arrivals_falling_back_express_the_mutant_that_sends_the_newcomer_back() -> None:
+    """Under a mutant that makes an arriving player fall back instead of knocking off the
+    occupant, ``barrel.crowding: arrivals_fall_back`` (the occupants stay, arrivals beyond the
+    free places fall back) reproduces the barrel observations the mutant changes, and the
+    mistake is about that knob: the value is counted as expressing it, not as wrong."""
+    bench: object = _benchmark()
+    expresses, about = getattr(bench, "expresses"), getattr(bench, "about_the_mistake")
+    cases = fit.cases_for({"gambler-club"}, [], ["gambler-club/barrel/*"])
+    fitter = fit.Fitter("gambler-club", cases, [sys.executable, "-m", "mutants.serve", "knock-off-penalises-newcomer"])
+    try:
+        fitter.observe_implementation()
+    finally:
+        fitter.close()
+    club: fit.Rules = variants.thaw(variants.resolve("gambler-club").rules)
+    assert club["barrel"]["max_occupants"] is not None and club["barrel"]["crowding"] == "knock_off_occupants"
+    fitted = fit.set_knob(club, [fit.Change("barrel.crowding", "arrivals_fall_back")])
+    assert expresses(fitter, fitted, "barrel.crowding", "knock_off_occupants", 1)
+    assert about("knock-off-penalises-newcomer", "barrel.crowding")
+
+
 # Classic with a least contract of 380 to win from the barrel: a barrel player's made 120
 # (880 + 120 = 1000) does not end the match. A match target of 1010 sets right the same two
 # barrel cases, yet makes the declarer's 1000 on the tie case no win (two observations more
@@ -562,5 +582,54 @@ def test_of_changes_that_each_help_the_one_fixing_most_over_every_case_is_taken(
         for cand in (target, least):  # each alone is a change the search may take
             assert fitter._fixes(fit.set_knob(rules, cand), {cand[0].knob}, ids, now, math.inf)
         assert fitter._best_over_all(rules, [target, least][::order], ids) == least
+    finally:
+        fitter.close()
+
+
+# A marriage condition of 115 under a marriage ceiling, with no ceiling on the contract. A
+# condition of 480 (the maximum: no condition at all) with bids before the talon capped at
+# 200 stands in for it on many cases, and leaves the contract's ceiling nothing to cap.
+STAND_IN = """\
+profile: {name}
+title: Gambler club with a marriage condition of 115 and uncapped contracts
+status: draft
+summary: Gambler club, a marriage needed above 115, bids up to 480 and no ceiling on the contract.
+extends: gambler-club
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 115, ruling: "The test table needs a marriage above 115."}}
+    max_bid: {{value: 480, ruling: "The test table caps bids at 480."}}
+  talon:
+    contract_ceiling: {{value: none, ruling: "The test table caps no contract but by the maximum."}}
+  marriages:
+    values: {{value: {{S: 60, C: 130, D: 135, H: 85}}, ruling: "The test table's marriages."}}
+"""
+
+
+def test_a_value_standing_in_for_another_is_undone_with_the_switch_it_left_idle(tmp_path: Path) -> None:
+    """Under the stand-in, the right condition alone and with the cap put back each cap every
+    contract and break matching cases, so neither is taken; with the contract's ceiling also
+    moved (a switch deciding the contracts they made differ) the three reproduce everything."""
+    path = _house(tmp_path, STAND_IN, "stand-in")
+    cases = fit.cases_for({"gambler-club"}, [], ["gambler-club/*"])
+    fitter = fit.Fitter("gambler-club", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
+    condition, cap, ceiling = "auction.marriage_needed_above", "auction.pre_talon_max", "talon.contract_ceiling"
+    try:
+        fitter.observe_implementation()
+        ids = [case.id for case in cases]
+        secret = variants.thaw(variants.resolve(str(path)).rules)
+        stood_in = fit.set_knob(secret, [fit.Change(condition, 480), fit.Change(cap, 200), fit.Change(ceiling, "auction")])
+        right = (fit.Change(condition, 115),)
+        group = next(g for g in fitter.groups(stood_in, ids) if condition in g.knobs and cap in g.knobs)
+        undone = fitter._undoing(stood_in, group, [right])
+        assert (*right, fit.Change(cap, None)) in undone
+        assert fitter._best_over_all(stood_in, [right], ids) is None
+        assert fitter._best_over_all(stood_in, undone, ids) is None
+        whole = (*right, fit.Change(cap, None), fit.Change(ceiling, "none"))
+        completed = fitter._completed(stood_in, undone, group, ids)
+        assert whole in completed
+        assert fitter._best_over_all(stood_in, completed, ids) == whole
+        assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, whole), ids).values())
     finally:
         fitter.close()

@@ -59,12 +59,13 @@ def replies(impl: Implementation, requests: Sequence[Request],
     yield from read(sent(impl, requests), [command for command, _ in requests], clipped)
 
 
-def sent(impl: Implementation, requests: Sequence[Request], like: Answer | None = None) -> Answer:
+def sent(impl: Implementation, requests: Sequence[Request], like: Answer | None = None,
+         built: Request | None = None) -> Answer:
     """The requests sent in one ``batch``, and its reply as read (``read`` takes it apart).
     ``like``: an answer whose ``replies`` the batch is expected to repeat (the reference's
     ``playout``); a reply line that is exactly ``{"seq":N,`` and those replies' bytes is
-    taken without being decoded."""
-    posted = impl.post([request(impl, requests)])
+    taken without being decoded. ``built``: the batch request already built (``case_request``)."""
+    posted = impl.post([built or request(impl, requests)])
     expected = _expected(like, posted[0].seq) if like is not None else None
     answer = impl.collect(posted, [expected] if expected is not None else [])[0]
     if "errored" in answer.reply or "skipped" in answer.reply:
@@ -83,6 +84,32 @@ def request(impl: Implementation, requests: Sequence[Request]) -> Request:
         pieces = text.split(_PLACEHOLDER)
         text = pieces[0] + "".join(document + piece for document, piece in zip(documents, pieces[1:]))
     return ("batch", {"states": "changes", "requests": _Encoded(text)})
+
+
+def case_request(impl: Implementation, match: Request, tail: str) -> Request:
+    """The ``batch`` request of a whole case: its ``match`` (its document by key, as
+    ``request`` names it), then ``tail``, the JSON text of the case's other requests
+    (``case_tail``), each after a comma."""
+    held = _HELD.setdefault(impl, collections.OrderedDict())
+    documents: list[str] = []
+    text = _ENCODER.encode(_plain(*match, held, documents))
+    if documents:
+        before, after = text.split(_PLACEHOLDER)
+        text = before + documents[0] + after
+    return ("batch", {"states": "changes", "requests": _Encoded("[" + text + tail + "]")})
+
+
+def case_tail(deals: Sequence[dict[str, Any]]) -> str:
+    """The JSON text of a case's requests after its ``match``, as ``request`` writes them:
+    per deal ``deal`` and ``state``, then ``legal``, ``apply`` and ``state`` per step."""
+    pieces = []
+    for deal in deals:
+        pieces.append(_ENCODER.encode({"cmd": "deal", "dealer": deal["dealer"], "hands": deal["hands"], "talon": deal["talon"]}))
+        pieces.append(_encoded("state", None))
+        for step in deal["steps"]:
+            pieces += (_encoded("legal", None), _step_text("apply", {"action": step["action"]}) or
+                       _ENCODER.encode({"cmd": "apply", "action": step["action"]}), _encoded("state", None))
+    return "".join("," + piece for piece in pieces)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -11,7 +11,9 @@ The differing observations are grouped by the knobs spec/diagnosis.yaml says dec
 the opening and the marriage values together). Each group's knobs are searched jointly on a
 sample of its cases (every combination when few, a beam otherwise), with values read from
 the implementation's own replies (``candidates``); a group's best change is taken when it
-lowers the score over every case without breaking a matching case. Before it reports, fit
+lowers the score over every case without breaking a matching case; when none does, an
+earlier value may stand in for another knob's, and each change is tried with one earlier
+change of the group put back (and one more switch it makes decide). Before it reports, fit
 checks that no single change of one knob to one of its values still does so.
 """
 
@@ -348,9 +350,74 @@ class Fitter:
             tried.add(group.knobs)
             self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
                           f"({group.observations} observations)")
-            best = self._best_over_all(rules, self._joint(rules, group), ids)
+            proposed = self._joint(rules, group)
+            best = self._best_over_all(rules, proposed, ids)
+            if best is None:
+                undone = self._undoing(rules, group, proposed)
+                best = self._best_over_all(rules, undone, ids)
+                if best is None:
+                    best = self._best_over_all(rules, self._completed(rules, undone, group, ids), ids)
             if best is not None:
                 rules, found = self._accept(rules, best, ids, accepted), True
+
+    def _undoing(self, rules: Rules, group: Group, proposed: Sequence[tuple[Change, ...]]) -> list[tuple[Change, ...]]:
+        """The proposed changes, each with one earlier change of the group's knobs put back to
+        the profile's value: a value taken early can stand in for the right one of another knob
+        (a marriage condition of 480 with bids before the talon capped at 200, for a condition
+        of 115 under a marriage ceiling), and then the right value loses alone, while taken
+        with the stand-in undone it fixes everything the two did."""
+        base = variants.thaw(self.profile.rules)
+        earlier = [k for k in changed_knobs(self.profile, rules) if k in group.knobs]
+        found: dict[str, tuple[Change, ...]] = {}
+        for cand in proposed:
+            moved = {c.knob for c in cand}
+            for knob in (k for k in earlier if k not in moved):
+                section, _, name = knob.partition(".")
+                whole = (*cand, Change(knob, base[section][name]))
+                if self.consistent(set_knob(rules, whole)):
+                    found.setdefault(_key(whole), whole)
+        return list(found.values())
+
+    def _completed(self, rules: Rules, undone: Sequence[tuple[Change, ...]], group: Group,
+                   ids: list[str]) -> list[tuple[Change, ...]]:
+        """Each change with a stand-in undone, and one more switch (an enum or boolean knob)
+        deciding an observation the change made differ, where that does better than the change
+        alone on the cases it broke most and the group's sample: a marriage condition of 480
+        also left the contract's ceiling nothing to cap, and the right condition of 115 caps
+        every contract until the ceiling on the contract goes too. Only the cases the check
+        over every case already replayed are looked at (no replay is spent on finding them).
+        The best few, best first."""
+        now = self.weigh(rules, ids)
+        scored: list[tuple[Score, tuple[Change, ...]]] = []
+        for cand in undone:
+            moved_rules = set_knob(rules, cand)
+            key = json.dumps(moved_rules, sort_keys=True)
+            seen = {c: self.memo[key, c] for c in ids if (key, c) in self.memo}
+            worse = sorted((c for c in seen if seen[c].missed - now[c].missed),
+                           key=lambda c: -len(seen[c].missed - now[c].missed))
+            if not worse:
+                continue
+            sample = list(dict.fromkeys([*worse[:SAMPLE], *group.cases[:SAMPLE]]))
+            alone = self.score(moved_rules, sample)
+            moved = {c.knob for c in cand}
+            switches: list[str] = []
+            for case_id in worse[:SAMPLE]:
+                for d in evidence.first_differences(seen[case_id]):
+                    if evidence.key_of(d) in now[case_id].missed:
+                        continue  # it differed before: the change did not make it differ
+                    for knob in evidence.deciding_knobs(d):
+                        if (knob in self.knobs and knob not in moved and knob not in switches
+                                and "integer" not in candidates.kinds(knob) and knob in self.live(moved_rules)):
+                            switches.append(knob)
+            for knob in switches:
+                for value in self._values(knob, moved_rules):
+                    whole = (*cand, Change(knob, value))
+                    if self.consistent(set_knob(rules, whole)):
+                        self.progress(f"  completing {' '.join(c.text() for c in whole)}")
+                        score = self.score(set_knob(rules, whole), sample)
+                        if score < alone:
+                            scored.append((score, whole))
+        return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
 
     def groups(self, rules: Rules, ids: Sequence[str]) -> list[Group]:
         """The differing observations grouped by their deciding knobs (those live under the

@@ -272,6 +272,10 @@ class Observer:
         ended = "complete"
         timed_out = False
         try:
+            if self.trusted_replies and self._started() is not None and self.batch:
+                ended = self._whole_case(case, profile, document, steps)
+                self.timeouts_in_a_row = 0
+                return CaseRecord(case.id, tuple(steps), ended)
             # The requests in order, cut after each step: the next step is only sent once this
             # one's reply says the case goes on (or, whole_case, all at once).
             chunks: list[list[Request]] = [[self.match_request(profile, document, case.match)]]
@@ -305,6 +309,61 @@ class Observer:
                 raise  # nothing could be observed at all: the caller stops (exit 4), as verify does
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
+
+    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord]) -> str:
+        """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
+        replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
+        reply is judged (skipped, errored) only when taken, states rebuilt from their
+        changes, an unchanged field's value the very object of the step before. Returns
+        how the record ends (complete, left_transcript)."""
+        match = self.match_request(profile, document, case.match)
+        answer = batch.sent(self._started(), (), built=batch.case_request(self._started(), match, _tail(case)))
+        if "errored" in answer.reply or "skipped" in answer.reply:
+            _check("batch", answer.reply)
+        replies = answer.reply.get("replies")
+        if not isinstance(replies, list) or not set(map(type, replies)) <= {dict}:
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        count = len(replies)
+
+        def taken(at: int, command: str) -> dict[str, Any]:
+            if at >= count:
+                wanted = 1 + sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
+                raise ProtocolFailure(f"batch reply: {count} replies to {wanted} requests, and no errored one last")
+            reply: dict[str, Any] = replies[at]
+            if "errored" in reply or "skipped" in reply:
+                _check(command, reply)
+            return reply
+
+        state: dict[str, Any] | None = None
+
+        def observed(at: int) -> dict[str, Any]:
+            nonlocal state
+            reply = taken(at, "state")
+            if "changes" in reply:
+                changes = reply["changes"]
+                if state is None or not isinstance(changes, dict):
+                    raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
+                state = {**state, **changes}
+                return state
+            full = reply.get("state")
+            if isinstance(full, dict):
+                state = full
+                return full
+            return {}
+
+        taken(0, "match")
+        at = 1
+        for number, deal in enumerate(case.deals, start=1):
+            steps.append(StepRecord(number, 0, None, None, _reply(taken(at, "deal")), observed(at + 1)))
+            at += 2
+            for index, scripted in enumerate(deal["steps"], start=1):
+                legal = _legal(taken(at, "legal"))
+                reply = self.told(_reply(taken(at + 1, "apply")))
+                steps.append(StepRecord(number, index, scripted["action"], legal, reply, observed(at + 2)))
+                at += 3
+                if reply.accepted == ("refused" in scripted):
+                    return "left_transcript"
+        return "complete"
 
     def batched(self, requests: Sequence[Request], answer: Answer | None = None) -> Iterator[dict[str, Any]]:
         """The replies to ``requests`` sent in one ``batch`` (the implementation declares it),
@@ -350,6 +409,22 @@ class Observer:
                     answer = self._kept(item, answer)
                     _judge(item, answer)
                     yield answer.reply
+
+
+CASE_TEXTS_KEPT = 8192  # cases whose batched requests' text is kept (a corpus holds about a thousand)
+_case_texts: dict[int, tuple[Transcript, str]] = {}
+
+
+def _tail(case: Transcript) -> str:
+    """The JSON text of the case's requests after its match (``batch.case_tail``), built once
+    per case: fit replays each case against the reference once per variant it tries."""
+    kept = _case_texts.get(id(case))
+    if kept is not None and kept[0] is case:
+        return kept[1]
+    text = batch.case_tail(case.deals)
+    if len(_case_texts) < CASE_TEXTS_KEPT:
+        _case_texts[id(case)] = (case, text)  # held: its id is not reused
+    return text
 
 
 class Skipped(Exception):
