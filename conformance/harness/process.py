@@ -189,19 +189,38 @@ class Implementation:
         self._fd = self.process.stdout.fileno()
         self._poll = select.poll()
         self._poll.register(self._fd, select.POLLIN)
-        threading.Thread(target=self._drain_stderr, args=(self.process.stderr,), daemon=True).start()
+        # The thread and ``stderr_mark`` both take what the pipe holds, under one lock: a mark
+        # then counts every byte written before it, even those the thread had not read yet
+        # (on a loaded machine a case's first lines were else counted to the case after it).
+        self._err_fd = self.process.stderr.fileno()
+        os.set_blocking(self._err_fd, False)
+        self._err_lock = threading.Lock()
+        threading.Thread(target=self._drain_stderr, daemon=True).start()
 
     # --- background readers ---
 
-    def _drain_stderr(self, stream: IO[bytes]) -> None:
+    def _drain_stderr(self) -> None:
+        waiting = select.poll()
+        waiting.register(self._err_fd, select.POLLIN)
         try:
             while True:
-                chunk = stream.read1(65536)  # type: ignore[attr-defined]
-                if not chunk:
+                waiting.poll()
+                if not self._take_stderr():
                     break
-                self.stderr.write(chunk)
         except (OSError, ValueError):
             pass
+
+    def _take_stderr(self) -> bool:
+        """Move what the stderr pipe holds into the buffer; False once it is closed."""
+        with self._err_lock:
+            while True:
+                try:
+                    chunk = os.read(self._err_fd, 65536)
+                except BlockingIOError:
+                    return True
+                if not chunk:
+                    return False
+                self.stderr.write(chunk)
 
     # --- requests ---
 
@@ -377,6 +396,10 @@ class Implementation:
 
     def stderr_mark(self) -> int:
         """A mark for ``stderr_tail``: the stderr written so far does not belong to what follows."""
+        try:
+            self._take_stderr()
+        except (OSError, ValueError):
+            pass
         return self.stderr.total
 
     def stderr_tail(self, lines: int = 20, since: int = 0) -> str:
