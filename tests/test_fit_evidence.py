@@ -467,6 +467,17 @@ def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
 
 # --- the realistic benchmark's accounting -----------------------------------------------
 
+def _observed_mutant(profile: str, pattern: str, mutant: str) -> fit.Fitter:
+    """A fitter (closed) that has observed the mutant on the profile's cases matching ``pattern``."""
+    cases = fit.cases_for({profile}, [], [pattern])
+    fitter = fit.Fitter(profile, cases, [sys.executable, "-m", "mutants.serve", mutant])
+    try:
+        fitter.observe_implementation()
+    finally:
+        fitter.close()
+    return fitter
+
+
 def _benchmark() -> object:
     import importlib.util
 
@@ -513,12 +524,7 @@ def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
     a knob the play cases do not decide (the defenders' rounding) reproduces nothing more."""
     bench: object = _benchmark()
     expresses = getattr(bench, "expresses")
-    cases = fit.cases_for({"polish"}, [], ["polish/play/*"])
-    fitter = fit.Fitter("polish", cases, [sys.executable, "-m", "mutants.serve", "trump-does-not-win"])
-    try:
-        fitter.observe_implementation()
-    finally:
-        fitter.close()
+    fitter = _observed_mutant("polish", "polish/play/*", "trump-does-not-win")
     polish: fit.Rules = variants.thaw(variants.resolve("polish").rules)
     fitted = fit.set_knob(polish, [fit.Change("play.beat_after_trump", True)])
     assert expresses(fitter, fitted, "play.beat_after_trump", False, 1)
@@ -533,12 +539,7 @@ def test_arrivals_falling_back_express_the_mutant_that_sends_the_newcomer_back()
     mistake is about that knob: the value is counted as expressing it, not as wrong."""
     bench: object = _benchmark()
     expresses, about = getattr(bench, "expresses"), getattr(bench, "about_the_mistake")
-    cases = fit.cases_for({"gambler-club"}, [], ["gambler-club/barrel/*"])
-    fitter = fit.Fitter("gambler-club", cases, [sys.executable, "-m", "mutants.serve", "knock-off-penalises-newcomer"])
-    try:
-        fitter.observe_implementation()
-    finally:
-        fitter.close()
+    fitter = _observed_mutant("gambler-club", "gambler-club/barrel/*", "knock-off-penalises-newcomer")
     club: fit.Rules = variants.thaw(variants.resolve("gambler-club").rules)
     assert club["barrel"]["max_occupants"] is not None and club["barrel"]["crowding"] == "knock_off_occupants"
     fitted = fit.set_knob(club, [fit.Change("barrel.crowding", "arrivals_fall_back")])
