@@ -634,3 +634,51 @@ def test_a_value_standing_in_for_another_is_undone_with_the_switch_it_left_idle(
         assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, whole), ids).values())
     finally:
         fitter.close()
+
+
+PAID_FROM_THE_THIRD = """\
+profile: {name}
+title: Classic paying half the bid, from the third give-up on
+status: draft
+summary: Classic, where defenders are paid half the bid, and only from a player's third give-up.
+extends: classic
+sources: {{}}
+rules:
+  giving_up:
+    defender_gain: {{value: half_bid, ruling: "The test table pays the defenders half the bid."}}
+    defenders_paid_from: {{value: 3, ruling: "The test table pays them from a player's third give-up on."}}
+"""
+
+
+def test_a_count_that_changed_nothing_alone_completes_a_change_with_a_stand_in_undone(tmp_path: Path) -> None:
+    """A fixed gain of 0 stands in for payment from the third give-up: both leave the first two
+    give-ups unpaid. Half the bid alone then pays those too and breaks them, and so does half
+    the bid with the gain of 0 put back; with the count of 3 as well (a number, which alone
+    changed nothing while nothing was paid) they play like the table on every case, and the
+    gain, idle once half the bid is paid, is left out."""
+    path = _house(tmp_path, PAID_FROM_THE_THIRD, "paid-from-the-third")
+    cases = fit.cases_for({"classic"}, [], ["classic/giving_up/*"])
+    fitter = fit.Fitter("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
+    gain, amount, paid_from = "giving_up.defender_gain", "giving_up.defender_gain_amount", "giving_up.defenders_paid_from"
+    try:
+        fitter.observe_implementation()
+        ids = [case.id for case in cases]
+        classic = variants.thaw(variants.resolve("classic").rules)
+        assert classic["giving_up"]["defender_gain"] == "fixed" and classic["giving_up"]["defenders_paid_from"] == 1
+        stood_in = fit.set_knob(classic, [fit.Change(amount, 0)])
+        assert not all(e.matches for e in fitter.weigh(stood_in, ids).values())
+        half = (fit.Change(gain, "half_bid"),)
+        group = next(g for g in fitter.groups(stood_in, ids) if gain in g.knobs and paid_from in g.knobs)
+        assert fitter._best_over_all(stood_in, [half], ids) is None
+        undone = fitter._undoing(stood_in, group, [half])
+        assert (*half, fit.Change(amount, 60)) in undone
+        assert fitter._best_over_all(stood_in, undone, ids) is None
+        whole = (*half, fit.Change(amount, 60), fit.Change(paid_from, 3))
+        completed = fitter._completed(stood_in, undone, group, ids)
+        assert whole in completed
+        # the gain put back plays no part once half the bid is paid: it is left out
+        best = fitter._best_over_all(stood_in, completed, ids)
+        assert best == (*half, fit.Change(paid_from, 3))
+        assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, best), ids).values())
+    finally:
+        fitter.close()

@@ -13,7 +13,7 @@ sample of its cases (every combination when few, a beam otherwise), with values 
 the implementation's own replies (``candidates``); a group's best change is taken when it
 lowers the score over every case without breaking a matching case; when none does, an
 earlier value may stand in for another knob's, and each change is tried with one earlier
-change of the group put back (and one more switch it makes decide). Before it reports, fit
+change of the group put back (and one more switch or small count it makes decide). Before it reports, fit
 checks that no single change of one knob to one of its values still does so.
 """
 
@@ -380,8 +380,8 @@ class Fitter:
 
     def _completed(self, rules: Rules, undone: Sequence[tuple[Change, ...]], group: Group,
                    ids: list[str]) -> list[tuple[Change, ...]]:
-        """Each change with a stand-in undone, and one more switch (an enum or boolean knob)
-        deciding an observation the change made differ, where that does better than the change
+        """Each change with a stand-in undone, and one more switch (an enum or boolean knob, or
+        a small count: ``_completing_values``) deciding an observation the change made differ, where that does better than the change
         alone on the cases it broke most and the group's sample: a marriage condition of 480
         also left the contract's ceiling nothing to cap, and the right condition of 115 caps
         every contract until the ceiling on the contract goes too. Only the cases the check
@@ -407,10 +407,10 @@ class Fitter:
                         continue  # it differed before: the change did not make it differ
                     for knob in evidence.deciding_knobs(d):
                         if (knob in self.knobs and knob not in moved and knob not in switches
-                                and "integer" not in candidates.kinds(knob) and knob in self.live(moved_rules)):
+                                and knob in self.live(moved_rules)):
                             switches.append(knob)
             for knob in switches:
-                for value in self._values(knob, moved_rules):
+                for value in self._completing_values(knob, moved_rules):
                     whole = (*cand, Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
                         self.progress(f"  completing {' '.join(c.text() for c in whole)}")
@@ -418,6 +418,16 @@ class Fitter:
                         if score < alone:
                             scored.append((score, whole))
         return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
+
+    def _completing_values(self, knob: str, rules: Rules) -> list[Any]:
+        """The values a completing change tries: a switch's every value, and of a number only
+        the small counts. Half the bid paid to the defenders takes every give-up until they
+        are paid only from the third, a count that alone changed nothing while nothing was
+        paid; amounts read from the replies would multiply the replays for little."""
+        values = self._values(knob, rules)
+        if "integer" in candidates.kinds(knob):
+            return [v for v in values if _numeric(v) and v <= candidates.SMALL_COUNT]
+        return values
 
     def groups(self, rules: Rules, ids: Sequence[str]) -> list[Group]:
         """The differing observations grouped by their deciding knobs (those live under the
