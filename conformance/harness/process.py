@@ -24,7 +24,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any, Callable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 MAX_LINE = 8 * 1024 * 1024  # a reply longer than this is an error, not a memory leak
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept for reports
@@ -189,9 +189,10 @@ class Implementation:
         self._fd = self.process.stdout.fileno()
         self._poll = select.poll()
         self._poll.register(self._fd, select.POLLIN)
-        # The thread and ``stderr_mark`` both take what the pipe holds, under one lock: a mark
-        # then counts every byte written before it, even those the thread had not read yet
-        # (on a loaded machine a case's first lines were else counted to the case after it).
+        # The thread, ``stderr_mark`` and ``stderr_tail`` all take what the pipe holds, under
+        # one lock: a mark or a tail then counts every byte written before it, even those the
+        # thread had not read yet (else a case's lines could land in the next case's tail, or
+        # miss its own).
         self._err_fd = self.process.stderr.fileno()
         os.set_blocking(self._err_fd, False)
         self._err_lock = threading.Lock()
@@ -394,17 +395,22 @@ class Implementation:
         except OSError:
             pass
 
-    def stderr_mark(self) -> int:
-        """A mark for ``stderr_tail``: the stderr written so far does not belong to what follows."""
+    def _stderr_now(self) -> _RingBuffer:
+        """The stderr buffer with everything written so far: what the pipe still holds taken
+        first, so that a mark or a tail does not depend on how far the drain thread has got."""
         try:
             self._take_stderr()
         except (OSError, ValueError):
             pass
-        return self.stderr.total
+        return self.stderr
+
+    def stderr_mark(self) -> int:
+        """A mark for ``stderr_tail``: the stderr written so far does not belong to what follows."""
+        return self._stderr_now().total
 
     def stderr_tail(self, lines: int = 20, since: int = 0) -> str:
         """The last lines the implementation wrote on stderr (after the mark ``since``), clipped."""
-        text = "\n".join(self.stderr.text(since).splitlines()[-lines:])
+        text = "\n".join(self._stderr_now().text(since).splitlines()[-lines:])
         return text if len(text) <= STDERR_TAIL_BYTES else "..." + text[-STDERR_TAIL_BYTES:]
 
 
