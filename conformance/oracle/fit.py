@@ -235,7 +235,7 @@ class Fitter:
 
     def weigh(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, evidence.Evidence]:
         """Case id -> the evidence of the reference under ``rules`` against the implementation."""
-        key = json.dumps(rules, sort_keys=True)
+        key = _rules_key(rules)
         todo = [case_id for case_id in case_ids if (key, case_id) not in self.memo]
         if todo:
             started = time.monotonic()
@@ -247,6 +247,12 @@ class Fitter:
                 self.memo[key, case_id] = evidence.weigh(record, cut, self.partial, unchecked)
             self.timing["reference replays"] = self.timing.get("reference replays", 0.0) + time.monotonic() - started
         return {case_id: self.memo[key, case_id] for case_id in case_ids}
+
+    def weighed_already(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, evidence.Evidence]:
+        """Case id -> the evidence ``weigh`` already has under ``rules``, for those of the cases
+        it has replayed (none is replayed here)."""
+        key = _rules_key(rules)
+        return {case_id: self.memo[key, case_id] for case_id in case_ids if (key, case_id) in self.memo}
 
     def differences(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, tuple[observe.Difference, ...]]:
         """Case id -> the differences between the reference under ``rules`` and the implementation."""
@@ -287,7 +293,7 @@ class Fitter:
 
     def live(self, rules: Rules) -> frozenset[str]:
         """The knobs that can change an outcome under these rules."""
-        key = json.dumps(rules, sort_keys=True)
+        key = _rules_key(rules)
         if key not in self._live:
             self._live[key] = frozenset(searchable_knobs(self.profile, rules))
         return self._live[key]
@@ -381,8 +387,9 @@ class Fitter:
     def _completed(self, rules: Rules, undone: Sequence[tuple[Change, ...]], group: Group,
                    ids: list[str]) -> list[tuple[Change, ...]]:
         """Each change with a stand-in undone, and one more switch (an enum or boolean knob, or
-        a small count: ``_completing_values``) deciding an observation the change made differ, where that does better than the change
-        alone on the cases it broke most and the group's sample: a marriage condition of 480
+        a small count: ``_completing_values``) deciding an observation the change made differ,
+        where that does better than the change alone on the cases it broke most and the
+        group's sample: a marriage condition of 480
         also left the contract's ceiling nothing to cap, and the right condition of 115 caps
         every contract until the ceiling on the contract goes too. Only the cases the check
         over every case already replayed are looked at (no replay is spent on finding them).
@@ -391,8 +398,7 @@ class Fitter:
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         for cand in undone:
             moved_rules = set_knob(rules, cand)
-            key = json.dumps(moved_rules, sort_keys=True)
-            seen = {c: self.memo[key, c] for c in ids if (key, c) in self.memo}
+            seen = self.weighed_already(moved_rules, ids)
             worse = sorted((c for c in seen if seen[c].missed - now[c].missed),
                            key=lambda c: -len(seen[c].missed - now[c].missed))
             if not worse:
@@ -400,16 +406,16 @@ class Fitter:
             sample = list(dict.fromkeys([*worse[:SAMPLE], *group.cases[:SAMPLE]]))
             alone = self.score(moved_rules, sample)
             moved = {c.knob for c in cand}
-            switches: list[str] = []
+            deciding: list[str] = []
             for case_id in worse[:SAMPLE]:
                 for d in evidence.first_differences(seen[case_id]):
                     if evidence.key_of(d) in now[case_id].missed:
                         continue  # it differed before: the change did not make it differ
                     for knob in evidence.deciding_knobs(d):
-                        if (knob in self.knobs and knob not in moved and knob not in switches
+                        if (knob in self.knobs and knob not in moved and knob not in deciding
                                 and knob in self.live(moved_rules)):
-                            switches.append(knob)
-            for knob in switches:
+                            deciding.append(knob)
+            for knob in deciding:
                 for value in self._completing_values(knob, moved_rules):
                     whole = (*cand, Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
@@ -792,6 +798,11 @@ def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int) -> li
     aces worth 30 under a marriage ceiling score the same, and only the cases beyond tell."""
     best = [item for item in ranked[:TIED] if ranked and item[0] == ranked[0][0]]
     return ranked[:count] + [item for item in best[count:]]
+
+
+def _rules_key(rules: Rules) -> str:
+    """Rules as one string: the key under which their replays and live knobs are kept."""
+    return json.dumps(rules, sort_keys=True)
 
 
 def _key(changes: Sequence[Change]) -> str:
