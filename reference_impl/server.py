@@ -415,13 +415,14 @@ _REPLY_ENCODER = json.JSONEncoder(separators=(",", ":"), allow_nan=False, check_
 PENDING_LIMIT = 1 << 16  # characters of replies held back while more requests are at hand
 
 
-def serve(stdin: BinaryIO | TextIO, stdout: TextIO) -> None:
+def serve(stdin: BinaryIO | TextIO, stdout: TextIO, server: Server | None = None) -> None:
     """Answer requests until ``stop`` or the end of input; every line gets one reply.
 
     Replies are held while further request lines are already at hand and written together
     (one write, whatever buffering stdout has: PYTHONUNBUFFERED makes it write every call)
-    before the server waits for input, or once they pass PENDING_LIMIT."""
-    server = Server()
+    before the server waits for input, or once they pass PENDING_LIMIT. ``server``: the one
+    answering (a fresh ``Server`` by default; a test double may pass a subclass)."""
+    server = server or Server()
     pending: list[str] = []
     size = 0
 

@@ -6,16 +6,19 @@ knob expresses, an action declared unsupported)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import subprocess
 import sys
 from pathlib import Path
+from typing import Iterator, Sequence
 
 import jsonschema
 import pytest
 
 import variants
+from conformance.corpus.transcripts import Transcript
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import candidates, evidence, fit, observe
 
@@ -467,15 +470,21 @@ def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
 
 # --- the realistic benchmark's accounting -----------------------------------------------
 
-def _observed_mutant(profile: str, pattern: str, mutant: str) -> fit.Fitter:
-    """A fitter (closed) that has observed the mutant on the profile's cases matching ``pattern``."""
-    cases = fit.cases_for({profile}, [], [pattern])
-    fitter = fit.Fitter(profile, cases, [sys.executable, "-m", "mutants.serve", mutant])
+@contextlib.contextmanager
+def _observing(profile: str, cases: Sequence[Transcript], command: list[str]) -> Iterator[fit.Fitter]:
+    """A fitter of the profile that has observed the implementation on the cases, closed after."""
+    fitter = fit.Fitter(profile, cases, command)
     try:
         fitter.observe_implementation()
+        yield fitter
     finally:
         fitter.close()
-    return fitter
+
+
+def _observed_mutant(profile: str, pattern: str, mutant: str) -> fit.Fitter:
+    """A fitter (closed) that has observed the mutant on the profile's cases matching ``pattern``."""
+    with _observing(profile, fit.cases_for({profile}, [], [pattern]), [sys.executable, "-m", "mutants.serve", mutant]) as fitter:
+        return fitter
 
 
 def _benchmark() -> object:
@@ -573,9 +582,7 @@ def test_of_changes_that_each_help_the_one_fixing_most_over_every_case_is_taken(
     cases = [case for case in fit.cases_for({"classic"}, [], ["classic/barrel/*", "classic/match_end/*"])
              if case.id in ("classic/barrel/arrive-then-win-next-deal", "classic/barrel/win-from-the-barrel-with-120",
                             "classic/match_end/tie-goes-to-the-declarer")]
-    fitter = fit.Fitter("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
-    try:
-        fitter.observe_implementation()
+    with _observing("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)]) as fitter:
         rules = variants.thaw(fitter.profile.rules)
         ids = [case.id for case in cases]
         target, least = (fit.Change("match_end.target", 1010),), (fit.Change("barrel.min_contract", 380),)
@@ -583,8 +590,6 @@ def test_of_changes_that_each_help_the_one_fixing_most_over_every_case_is_taken(
         for cand in (target, least):  # each alone is a change the search may take
             assert fitter._fixes(fit.set_knob(rules, cand), {cand[0].knob}, ids, now, math.inf)
         assert fitter._best_over_all(rules, [target, least][::order], ids) == least
-    finally:
-        fitter.close()
 
 
 # A marriage condition of 115 under a marriage ceiling, with no ceiling on the contract. A
@@ -614,10 +619,8 @@ def test_a_value_standing_in_for_another_is_undone_with_the_switch_it_left_idle(
     moved (a switch deciding the contracts they made differ) the three reproduce everything."""
     path = _house(tmp_path, STAND_IN, "stand-in")
     cases = fit.cases_for({"gambler-club"}, [], ["gambler-club/*"])
-    fitter = fit.Fitter("gambler-club", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
     condition, cap, ceiling = "auction.marriage_needed_above", "auction.pre_talon_max", "talon.contract_ceiling"
-    try:
-        fitter.observe_implementation()
+    with _observing("gambler-club", cases, [*REFERENCE_COMMAND, "--rules", str(path)]) as fitter:
         ids = [case.id for case in cases]
         secret = variants.thaw(variants.resolve(str(path)).rules)
         stood_in = fit.set_knob(secret, [fit.Change(condition, 480), fit.Change(cap, 200), fit.Change(ceiling, "auction")])
@@ -632,8 +635,6 @@ def test_a_value_standing_in_for_another_is_undone_with_the_switch_it_left_idle(
         assert whole in completed
         assert fitter._best_over_all(stood_in, completed, ids) == whole
         assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, whole), ids).values())
-    finally:
-        fitter.close()
 
 
 PAID_FROM_THE_THIRD = """\
@@ -658,10 +659,8 @@ def test_a_count_that_changed_nothing_alone_completes_a_change_with_a_stand_in_u
     gain, idle once half the bid is paid, is left out."""
     path = _house(tmp_path, PAID_FROM_THE_THIRD, "paid-from-the-third")
     cases = fit.cases_for({"classic"}, [], ["classic/giving_up/*"])
-    fitter = fit.Fitter("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)])
     gain, amount, paid_from = "giving_up.defender_gain", "giving_up.defender_gain_amount", "giving_up.defenders_paid_from"
-    try:
-        fitter.observe_implementation()
+    with _observing("classic", cases, [*REFERENCE_COMMAND, "--rules", str(path)]) as fitter:
         ids = [case.id for case in cases]
         classic = variants.thaw(variants.resolve("classic").rules)
         assert classic["giving_up"]["defender_gain"] == "fixed" and classic["giving_up"]["defenders_paid_from"] == 1
@@ -680,5 +679,3 @@ def test_a_count_that_changed_nothing_alone_completes_a_change_with_a_stand_in_u
         best = fitter._best_over_all(stood_in, completed, ids)
         assert best == (*half, fit.Change(paid_from, 3))
         assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, best), ids).values())
-    finally:
-        fitter.close()

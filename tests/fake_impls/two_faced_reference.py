@@ -9,14 +9,13 @@ game can do: the tests of ``thousand fit``'s residual hold it to calling that li
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any, Mapping
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from reference_impl.server import Server  # noqa: E402
+from reference_impl.server import Server, serve  # noqa: E402
 
 
 class TwoFaced(Server):
@@ -37,12 +36,7 @@ class TwoFaced(Server):
 
 
 def main() -> None:
-    server = TwoFaced()
-    for line in sys.stdin.buffer:
-        sys.stdout.write(json.dumps(server.handle_line(line), separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-        if server.stopped:
-            break
+    serve(sys.stdin.buffer, sys.stdout, TwoFaced())
 
 
 if __name__ == "__main__":
