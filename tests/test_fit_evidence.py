@@ -349,6 +349,20 @@ def test_a_line_is_read_where_the_implementation_stops_a_score_short_of_the_refe
     assert 395 in candidates.values("defender_lock.from", 800, read)
 
 
+def test_a_penalty_is_read_from_the_loss_that_stands_in_place_of_the_references() -> None:
+    """A give-up penalty of 165 where classic charges 120 shows only as the third give-up's
+    delta: the reference takes 120 off the declarer (-120), the implementation 165 (-165).
+    The scores are 45 apart, and 45 is no penalty; 165 is read from the loss in the place of
+    the knob's own value, negated."""
+    read = candidates.Readings()
+    d = observe.Difference("third", 1, 3, "give_up", "event", "exchange", "deal_scored differs",
+                           _scored([-120, 60, 60], [-120, 60, 60]), _scored([-165, 60, 60], [-165, 60, 60]),
+                           {"phase": "exchange"})
+    read.add_difference(d)
+    assert 165 in candidates.values("giving_up.penalty", 120, read)
+    assert -165 not in candidates.values("giving_up.penalty", 120, read)
+
+
 def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:
     """The stop rule, checked from outside: every single change of a knob that decides a
     differing observation, to each of its candidate values, on every case."""

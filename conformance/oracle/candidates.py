@@ -181,7 +181,7 @@ class Readings:
             # showed, then the commonest overall
             ranked: list[int] = self.lines(knob)
             for counter in (self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
-                            self.shifted.get(knob), self.decided.get(knob), self.numbers):
+                            self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         ranked = [n for n, _count in found.most_common(READINGS)]
@@ -189,6 +189,13 @@ class Readings:
                       self.refused.get(knob, collections.Counter())):
             ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
         return ranked
+
+    def _taken_instead(self, current: Any) -> collections.Counter[int] | None:
+        """What the implementation took off a score where the reference took the knob's own
+        value: a give-up penalty of 120 shows only as a delta of -120, and an engine's 165 as
+        -165 in its place (the scores apart by 45, a number no knob has)."""
+        shown = self.replaced.get(-current) if _integer(current) and current > 0 else None
+        return collections.Counter({-n: count for n, count in shown.items() if n < 0}) if shown else None
 
     def fresh(self) -> None:
         """Forget the distances read under earlier rules: a gap is measured from the rules the
