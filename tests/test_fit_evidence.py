@@ -693,3 +693,32 @@ def test_a_count_that_changed_nothing_alone_completes_a_change_with_a_stand_in_u
         best = fitter._best_over_all(stood_in, completed, ids)
         assert best == (*half, fit.Change(paid_from, 3))
         assert all(e.matches for e in fitter.weigh(fit.set_knob(stood_in, best), ids).values())
+
+
+MARRIAGE_ABOVE_480 = """\
+profile: {name}
+title: Skill-games asking a marriage only above 480
+status: draft
+summary: Skill-games where bids above 480 need a marriage, with no marriage ceiling and a maximum of 595.
+extends: skill-games
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table lets a marriage holder bid to the maximum."}}
+    marriage_needed_above: {{value: 480, ruling: "The test table asks for a marriage only above 480."}}
+    max_bid: {{value: 595, ruling: "The test table caps every bid and contract at 595."}}
+"""
+
+
+def test_an_amount_at_the_edge_of_the_differing_legal_sets_is_completed_with_the_switch_it_needs(tmp_path: Path) -> None:
+    """A marriage condition of 480 under skill-games' marriage ceiling caps every marriage
+    holder's bids at 120 and its marriages, so alone it breaks far more than it fixes; a stop
+    at 480 under a condition of 595 then stands in for it on most cases, and the cases where a
+    marriage holder bids past 480 were left as "a rule the schema has no knob for". 480 is the
+    highest contract the implementation offered a player without a marriage in those legal
+    sets: taken as a completing change with the ceiling gone, it is the table's rule."""
+    path = _house(tmp_path, MARRIAGE_ABOVE_480, "marriage-above-480")
+    result, _fitter = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)], "skill-games/*/*")
+    auction = result.rules["auction"]
+    assert (auction["ceiling"], auction["marriage_needed_above"], auction["max_bid"], auction["stop_at"]) == ("none", 480, 595, None)
+    assert result.residual == {}

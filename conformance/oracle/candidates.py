@@ -139,7 +139,7 @@ class Readings:
 
     def add_difference(self, d: observe.Difference) -> None:
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
-            read, apart = _edges(d.expected, d.actual), _gaps(d.expected, d.actual)
+            read, apart = edges(d.expected, d.actual), _gaps(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
@@ -211,7 +211,7 @@ class Readings:
         return [shown] if shown != current else []
 
 
-def _edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
     """The amounts at the edges of a differing legal set, per bid or contract word: the lowest
     and highest the implementation offered, and the lowest and highest only one side offered."""
     read: collections.Counter[int] = collections.Counter()

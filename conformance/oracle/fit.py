@@ -362,7 +362,8 @@ class Fitter:
                 undone = self._undoing(rules, group, proposed)
                 best = self._best_over_all(rules, undone, ids)
                 if best is None:
-                    best = self._best_over_all(rules, self._completed(rules, undone, group, ids), ids)
+                    shown = self._shown_at_edges(rules, group, ids)
+                    best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
             if best is not None:
                 rules, found = self._accept(rules, best, ids, accepted), True
 
@@ -383,6 +384,37 @@ class Fitter:
                 if self.consistent(set_knob(rules, whole)):
                     found.setdefault(_key(whole), whole)
         return list(found.values())
+
+    def _shown_at_edges(self, rules: Rules, group: Group, ids: list[str]) -> list[tuple[Change, ...]]:
+        """Single changes of the group's amount knobs to the amounts at the edges of its
+        differing legal sets, for the completion step: such a value can be right and still lose
+        alone. A marriage condition of 480 under a marriage ceiling caps the contracts of every
+        marriage holder; with the ceiling gone too it is the engine's rule. Each is scored on the
+        group's cases first, and weighed over every case (for the completion step to see what it
+        broke) only when it makes some observation of theirs match."""
+        sample = list(group.cases[:SAMPLE])
+        now = self.weigh(rules, sample)
+        shown: dict[str, list[int]] = {}
+        for case_id in sample:
+            for d in evidence.first_differences(now[case_id]):
+                if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+                    for knob in evidence.deciding_knobs(d):
+                        if knob in candidates.AMOUNT_KNOBS and knob in group.knobs:
+                            amounts = shown.setdefault(knob, [])
+                            amounts += [n for n in candidates.edges(d.expected, d.actual) if n not in amounts]
+        found: list[tuple[Change, ...]] = []
+        for knob, amounts in shown.items():
+            section, _, name = knob.partition(".")
+            for amount in amounts:
+                cand = (Change(knob, amount),)
+                moved = set_knob(rules, cand)
+                if amount == rules[section][name] or not self.consistent(moved):
+                    continue
+                after = self.weigh(moved, sample)
+                if any(now[c].missed - after[c].missed for c in sample):
+                    self.weigh(moved, ids)
+                    found.append(cand)
+        return found
 
     def _completed(self, rules: Rules, undone: Sequence[tuple[Change, ...]], group: Group,
                    ids: list[str]) -> list[tuple[Change, ...]]:
