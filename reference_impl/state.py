@@ -168,13 +168,14 @@ class MatchState:
     def legal_actions(self) -> list[str]:
         """Every legal action string for the player to act, sorted."""
         legal = self._legal
-        if legal is None:
-            legal = self._legal = self._generate()
+        if legal is None:  # generated once a position, kept until the next action changes it
+            legal = self._legal = self._legal_plays() if self.phase == "play" else self._generate()
         return list(legal)
 
     def _generate(self) -> tuple[str, ...]:
-        """The legal actions of the position, sorted; kept until the next action changes it,
-        so that ``apply`` needs no other check for an action listed here."""
+        """The legal actions of the position, sorted, so that ``apply`` needs no other check for
+        an action listed here. ``legal_actions`` asks ``_legal_plays`` itself in the play phase
+        (three positions in four): a call less at each."""
         phase = self.phase
         if phase == "play":
             return self._legal_plays()
@@ -289,14 +290,13 @@ class MatchState:
 
     # ------------------------------------------------------------ redeal windows
 
-    def _window_order(self, window: str) -> list[int]:
+    def _window_order(self, window: str) -> tuple[int, ...]:
         if window == "before_bidding":
-            first = self.opener
-            return [first, (first + 1) % 3, (first + 2) % 3]
+            return _SEATS_FROM[self.opener]
         assert self.declarer is not None
         if window == "before_exchange":
-            return [self.declarer]
-        return [self.declarer, (self.declarer + 1) % 3, (self.declarer + 2) % 3]
+            return (self.declarer,)
+        return _SEATS_FROM[self.declarer]
 
     def _qualifies(self, player: int | None, rule: RedealRule) -> bool:
         """Does the rule's condition hold (for ``player``'s hand, or the talon for the declarer)?"""
@@ -941,6 +941,7 @@ _PLAIN_FIELDS = (
 )  # fmt: skip
 
 
+_SEATS_FROM = ((0, 1, 2), (1, 2, 0), (2, 0, 1))  # the seats in turn, from each seat
 _CLAIM_ACTIONS = ("no_redeal", "redeal")
 _PASS = ("pass",)
 _GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
