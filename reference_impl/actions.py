@@ -8,7 +8,7 @@ anything else is ``malformed_action``, a card code that is not a card is ``unkno
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
+from typing import Mapping, Union
 
 from .cards import Card
 from .errors import MalformedActionError
@@ -92,6 +92,9 @@ def _amount(text: str, word: str) -> int:
 
 
 _PARSED: dict[str, Action] = {}
+# The actions of the canonical strings parsed so far: every string of a legal list is canonical,
+# so an action taken from one is a look-up here once it has been parsed.
+CANONICAL: Mapping[str, Action] = _PARSED
 
 
 def parse_action(text: object) -> Action:

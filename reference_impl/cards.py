@@ -14,6 +14,7 @@ ask "does this hand hold a marriage" or "which cards may follow".
 from __future__ import annotations
 
 import functools
+import operator
 import random
 from typing import Iterable
 
@@ -86,6 +87,7 @@ def _rank_mask(rank: str) -> Mask:
 NINES, JACKS, ACES = _rank_mask("9"), _rank_mask("J"), _rank_mask("A")
 MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + suit].bit for suit in SUITS}
 KINGS = _rank_mask("K")
+HONOURS = KINGS | _rank_mask("Q") | ACES  # the only cards of a marriage or of four aces
 
 # Per suit, for each of the 64 six-bit patterns of its block: the cards in the state's order,
 # and the "play C" strings sorted as strings (the order of a legal list).
@@ -139,7 +141,7 @@ def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     ``play C marriage`` for each half of a marriage held (``marriages``) and ``play C aces``
     for each ace of four held (``aces``)."""
     plays = play_actions(hand)
-    declared = declarations(declarable(hand), marriages, aces)
+    declared = declarations(hand & HONOURS, marriages, aces)
     return tuple(sorted(plays + declared)) if declared else plays
 
 
@@ -153,8 +155,8 @@ def declarable(hand: Mask) -> Mask:
 
 @functools.lru_cache(maxsize=None)
 def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
-    """The declaring plays of ``lead_actions`` for the marriages and aces ``held`` (a mask from
-    ``declarable``), each pattern worked out once."""
+    """The declaring plays of ``lead_actions`` for the marriages and four aces among the cards
+    ``held`` (given as their ``HONOURS``: at most 4,096 patterns), each pattern worked out once."""
     declared = []
     if marriages:
         declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]
@@ -164,47 +166,34 @@ def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
 
 
 # The exchange's gives in the legal list's order without sorting them: a hand re-indexed into
-# the order of the codes (one look-up per suit), then for each card held its gives to the
-# other cards held, four blocks of that order put end to end. No code is the start of another,
-# so "give A B" strings sort as the pairs (A, B) of codes do.
+# the order of the codes (one look-up per suit), then for each card held in that order a row of
+# its gives to the cards held. No code is the start of another, so "give A B" strings sort as
+# the pairs (A, B) of codes do.
 _IN_CODE_ORDER: tuple[Card, ...] = tuple(sorted(DECK, key=lambda c: c.code))
 _TO_CODE_ORDER: tuple[tuple[Mask, ...], ...] = tuple(
     tuple(sum(1 << _IN_CODE_ORDER.index(c) for c in DECK[6 * s:6 * s + 6] if pattern >> (c.sort_key - 6 * s) & 1) for pattern in range(64))
     for s in range(4)
 )
-
-
-@functools.cache
-def _gives_from(n: int) -> tuple[tuple[tuple[str, ...], ...], ...]:
-    """Per block of six cards of the code order and each pattern of it, ``give A B`` for the
-    code order's card ``n`` as A and each other card of the pattern as B (built at first use,
-    each pattern from the pattern without its first card)."""
-    a = _IN_CODE_ORDER[n]
-    rows = []
-    for k in range(4):
-        firsts = [() if b is a else (f"give {a.code} {b.code}",) for b in _IN_CODE_ORDER[6 * k:6 * k + 6]]
-        row: list[tuple[str, ...]] = [()]
-        for pattern in range(1, 64):
-            row.append(firsts[(pattern & -pattern).bit_length() - 1] + row[pattern & (pattern - 1)])
-        rows.append(tuple(row))
-    return tuple(rows)
+# per block of six cards of the code order and each pattern of it, the places of its cards in that order
+_PLACES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(6 * k + r for r in range(6) if pattern >> r & 1) for pattern in range(64)) for k in range(4)
+)
+# _GIVES[a][b]: "give A B" for the cards at places a and b of the code order
+_GIVES: tuple[tuple[str, ...], ...] = tuple(tuple(f"give {a.code} {b.code}" for b in _IN_CODE_ORDER) for a in _IN_CODE_ORDER)
 
 
 def give_actions(hand: Mask) -> list[str]:
     """``give A B`` for every ordered pair of two cards of the hand, sorted as strings."""
-    order = _TO_CODE_ORDER
+    order, places = _TO_CODE_ORDER, _PLACES
     coded = order[0][hand & 63] | order[1][hand >> 6 & 63] | order[2][hand >> 12 & 63] | order[3][hand >> 18 & 63]
-    low, mid, high, top = coded & 63, coded >> 6 & 63, coded >> 12 & 63, coded >> 18
+    held = places[0][coded & 63] + places[1][coded >> 6 & 63] + places[2][coded >> 12 & 63] + places[3][coded >> 18]
+    if len(held) < 2:
+        return []
+    row_of_held = operator.itemgetter(*held)  # a row's gives to the cards held, in code order
     gives: list[str] = []
-    rest = coded
-    while rest:
-        card_bit = rest & -rest  # the next card held, in code order
-        blocks = _gives_from(card_bit.bit_length() - 1)
-        gives += blocks[0][low]
-        gives += blocks[1][mid]
-        gives += blocks[2][high]
-        gives += blocks[3][top]
-        rest ^= card_bit
+    for a in held:
+        gives += row_of_held(_GIVES[a])
+    del gives[::len(held) + 1]  # each card's give to itself: the diagonal of the square of rows
     return gives
 
 

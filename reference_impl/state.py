@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import copy
 import functools
+import operator
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
 
 from . import deal_end
-from .actions import Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
-from .cards import ACES, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, declarable, give_actions, lead_actions, mask_of, play_actions, points_of
+from .actions import CANONICAL, Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
+from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, declarable, give_actions, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
 from .rules import WINDOWS, AuctionRules, RedealRule, Rules
 from .scoring import Number, number, whole
@@ -67,6 +68,16 @@ class MatchState:
                      [r for r in rules.redeals if r.when == window and r.by == "claim"])
             for window in WINDOWS
         }  # fmt: skip
+        m = rules.marriages
+        self._automatic_marriages = m.declaration == "automatic"  # asked at every lead
+        self._declaring = (m.declaration == "optional", m.four_aces is not None)  # lead_actions' declarations
+        # the tricks on whose lead a marriage may be declared (marriages.first_trick, last_trick)
+        self._declaring_tricks = frozenset(
+            n for n in range(1, 9) if (n != 1 or m.first_trick) and (m.last_trick is None or n <= m.last_trick)
+        )
+        # marriages.half_capture_bonus or play.last_trick_bonus: points beside the cards, asked at every trick
+        self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
+        self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
         self._bids: dict[tuple[int | None, int | None, bool, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
         self.scores: list[Number] = [0, 0, 0]
@@ -157,13 +168,14 @@ class MatchState:
     def legal_actions(self) -> list[str]:
         """Every legal action string for the player to act, sorted."""
         legal = self._legal
-        if legal is None:
-            legal = self._legal = self._generate()
+        if legal is None:  # generated once a position, kept until the next action changes it
+            legal = self._legal = self._legal_plays() if self.phase == "play" else self._generate()
         return list(legal)
 
     def _generate(self) -> tuple[str, ...]:
-        """The legal actions of the position, sorted; kept until the next action changes it,
-        so that ``apply`` needs no other check for an action listed here."""
+        """The legal actions of the position, sorted, so that ``apply`` needs no other check for
+        an action listed here. ``legal_actions`` asks ``_legal_plays`` itself in the play phase
+        (three positions in four): a call less at each."""
         phase = self.phase
         if phase == "play":
             return self._legal_plays()
@@ -179,16 +191,11 @@ class MatchState:
 
     def apply(self, action: str) -> list[Event]:
         """Apply the action of the player to act; refuse it (state unchanged) if it is not legal."""
-        phase = self.phase
-        try:
-            parsed = parse_action(action)
-            legal = self._legal
-            if legal is None or action not in legal:  # a listed action is legal: nothing to check
-                refusal = self._refusal(parsed, phase)
-                if refusal is not None:
-                    raise refusal
-        except RefusedActionError as exc:
-            raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
+        legal = self._legal
+        if legal is None or action not in legal:
+            parsed = self._checked(action)
+        else:  # a listed action is legal, nothing to check, and canonical: parsed once, then looked up
+            parsed = CANONICAL.get(action) or parse_action(action)
         self._legal = None
         events: list[Event] = []
         if isinstance(parsed, Play):
@@ -204,6 +211,18 @@ class MatchState:
         else:
             self._claim(isinstance(parsed, Redeal), events)
         return events
+
+    def _checked(self, action: str) -> Action:
+        """The parsed action, or the refusal that names why it is not legal now."""
+        phase = self.phase
+        try:
+            parsed = parse_action(action)
+            refusal = self._refusal(parsed, phase)
+            if refusal is not None:
+                raise refusal
+        except RefusedActionError as exc:
+            raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
+        return parsed
 
     def _refusal(self, parsed: Action, phase: str) -> IllegalActionError | None:
         """Why the rules forbid this action now (None: they do not), checked before anything changes."""
@@ -271,14 +290,13 @@ class MatchState:
 
     # ------------------------------------------------------------ redeal windows
 
-    def _window_order(self, window: str) -> list[int]:
+    def _window_order(self, window: str) -> tuple[int, ...]:
         if window == "before_bidding":
-            first = self.opener
-            return [first, (first + 1) % 3, (first + 2) % 3]
+            return _SEATS_FROM[self.opener]
         assert self.declarer is not None
         if window == "before_exchange":
-            return [self.declarer]
-        return [self.declarer, (self.declarer + 1) % 3, (self.declarer + 2) % 3]
+            return (self.declarer,)
+        return _SEATS_FROM[self.declarer]
 
     def _qualifies(self, player: int | None, rule: RedealRule) -> bool:
         """Does the rule's condition hold (for ``player``'s hand, or the talon for the declarer)?"""
@@ -580,7 +598,7 @@ class MatchState:
         assert declarer is not None
         if not g.allowed:
             return illegal("give_up_not_allowed", "giving up is not allowed under these rules")
-        wanted = _GIVE_UP_PHASES.get(g.moment, ("exchange", "contract"))
+        wanted = self._give_up_phases
         if self.phase not in wanted:
             return illegal("give_up_not_allowed", f"giving up is allowed only in the {' or '.join(wanted)} phase")
         if self.rules.barrel.enabled and self.barrel[declarer].on and not g.on_barrel:
@@ -589,10 +607,15 @@ class MatchState:
             return illegal("give_up_limit_reached", f"at most {g.limit} give-ups per player per match")
         return None
 
+    def _offers_give_up(self) -> bool:
+        """Is ``give_up`` a legal action now? The phase is asked first: outside the phases of
+        ``giving_up.moment`` no refusal needs building to learn that it is not."""
+        return self.phase in self._give_up_phases and self._give_up_refusal() is None
+
     def _legal_exchange(self) -> list[str]:
         assert self.declarer is not None
         actions = give_actions(self.hands[self.declarer])
-        if self._give_up_refusal() is None:
+        if self._offers_give_up():
             actions.append("give_up")
         return actions
 
@@ -660,7 +683,7 @@ class MatchState:
         assert bid is not None
         top = max(bid, self._contract_top()) if self.rules.talon.contract_raise else bid
         actions = amount_actions(self.rules.auction, "contract", bid, top)
-        return actions + _GIVE_UP if self._give_up_refusal() is None else actions
+        return actions + _GIVE_UP if self._offers_give_up() else actions
 
     def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
@@ -736,11 +759,7 @@ class MatchState:
         return cards & best.stronger
 
     def _can_declare(self) -> bool:
-        m = self.rules.marriages
-        assert self.trick_number is not None
-        if m.last_trick is not None and self.trick_number > m.last_trick:
-            return False
-        return self.trick_number != 1 or m.first_trick
+        return self.trick_number in self._declaring_tricks
 
     def _legal_plays(self) -> tuple[str, ...]:
         """The legal plays, sorted: a follower's from the allowed mask, a lead's with its declarations."""
@@ -751,8 +770,8 @@ class MatchState:
             return play_actions(self._allowed_cards(hand))
         if not self._can_declare():
             return play_actions(hand)
-        m = self.rules.marriages
-        return lead_actions(hand, m.declaration == "optional", m.four_aces is not None)
+        marriages, aces = self._declaring
+        return lead_actions(hand, marriages, aces)
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
         hand = self.hands[player]
@@ -799,7 +818,7 @@ class MatchState:
         assert player is not None
         c = action.card
         hand = self.hands[player]
-        if not self.trick and (action.declare is not None or self.rules.marriages.declaration == "automatic"):
+        if not self.trick and (action.declare is not None or self._automatic_marriages):
             self._declare(player, hand, action, events)  # a suffix, or a king or queen that may declare
         self.hands[player] = hand & ~c.bit
         self.trick.append((player, c))
@@ -843,7 +862,8 @@ class MatchState:
         events.append(
             {"type": "trick_won", "player": winner, "trick": self.trick_number, "cards": [first.code, second.code, third.code], "points": points}
         )
-        self._trick_bonuses(winner, events)
+        if self._trick_bonuses_scored:
+            self._trick_bonuses(winner, events)
         self.trick = []
         if self.pending_trump is not None:
             self.trump = self.pending_trump
@@ -921,6 +941,7 @@ _PLAIN_FIELDS = (
 )  # fmt: skip
 
 
+_SEATS_FROM = ((0, 1, 2), (1, 2, 0), (2, 0, 1))  # the seats in turn, from each seat
 _CLAIM_ACTIONS = ("no_redeal", "redeal")
 _PASS = ("pass",)
 _GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
@@ -1027,10 +1048,13 @@ def _dealt_mask(items: Any, where: str, size: int) -> Mask:
     """The mask of one dealt hand (or the talon) of ``size`` cards or card codes."""
     if not isinstance(items, (list, tuple)) or len(items) != size:
         raise DealError(f"{where}: expected {size} cards, got {items!r}")
-    mask = 0
-    for item in items:
-        mask |= (item if isinstance(item, Card) else _dealt_card(item, where)).bit
-    return mask
+    try:
+        return functools.reduce(operator.or_, map(_DEALT_BIT.__getitem__, items))  # cards or codes held
+    except (KeyError, TypeError):  # not a card: name the first such item
+        return mask_of(c if isinstance(c, Card) else _dealt_card(c, where) for c in items)
+
+
+_DEALT_BIT: dict[Card | str, Mask] = {key: c.bit for c in DECK for key in (c, c.code)}  # a dealt card or code, as a mask
 
 
 def _dealt_card(item: object, where: str) -> Card:
