@@ -18,7 +18,8 @@
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
     values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
     wrong when putting the secret one back in the fitted rules changes play on the profile's
-    cases), whether the fitted rules play like the secret ones on the profile's cases (as far
+    cases, and for a knob of the bid cap also putting back the secret's ceiling, marriage
+    condition and maximum together), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
@@ -52,7 +53,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -425,7 +426,7 @@ def run_realistic(args: argparse.Namespace) -> None:
             adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
             wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
                                           and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
-                                                           shows)]
+                                                           shows, _coupled_values(secret, k))]
             equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name, cases=fitter.by_id)
             named, expressing = "", []
@@ -457,18 +458,32 @@ def phases(fitter: fit.Fitter) -> str:
 
 
 def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
-                 jobs: int, partial: evidence.Partial = evidence.Partial()) -> bool:
+                 jobs: int, partial: evidence.Partial = evidence.Partial(), together: Sequence[fit.Change] = ()) -> bool:
     """Does putting the secret value of ``knob`` back into the fitted rules change play on the
     cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
     of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
-    fitted rules never play as the secret ones, so this is the one test of a value there."""
-    back = fit.set_knob(rules, [fit.Change(knob, secret)])
+    fitted rules never play as the secret ones, so this is the one test of a value there.
+    ``together``: the secret values of the knobs coupled with it in one bid cap, put back with
+    it when it alone changes play. A marriage needed above the maximum of 195 under a marriage
+    ceiling writes the same cap as no condition and no ceiling; no condition put back alone
+    lets the ceiling cap every bid, which neither set of rules does."""
     from variants.checks import CONSISTENCY_CHECKS
 
-    if any(check(back) is not None for check in CONSISTENCY_CHECKS):
-        return True  # the secret value alone does not fit the other fitted values: not shown to be the same
     document = profile.to_document()
-    return not identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs, partial)
+    for putting_back in ([fit.Change(knob, secret)], list(together)):
+        if not putting_back:
+            continue
+        back = fit.set_knob(rules, putting_back)
+        if any(check(back) is not None for check in CONSISTENCY_CHECKS):
+            continue  # the secret value does not fit the other fitted values: not shown to be the same
+        if identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs, partial):
+            return False
+    return True
+
+
+def _coupled_values(secret: fit.Rules, knob: str) -> list[fit.Change]:
+    """The secret values of the bid cap's knobs (``COUPLED``) when ``knob`` is one of them."""
+    return [fit.Change(k, _value(secret, k)) for k in COUPLED] if knob in COUPLED else []
 
 
 def about_the_mistake(mutant: str, knob: str) -> bool:
