@@ -116,7 +116,7 @@ def plain_compare(expected: observe.CaseRecord, actual: observe.CaseRecord, monk
     with monkeypatch.context() as patched:
         patched.setattr(observe, "equal", plain_equal)
         patched.setattr(observe, "_same_reply", lambda want, got: False)
-        patched.setattr(observe, "_state_details", lambda want, got, before=None: fast_details(want, got, None))
+        patched.setattr(observe, "_state_details", lambda want, got, before=None, changed=None: fast_details(want, got, None))
         return observe.compare(expected, actual)
 
 
