@@ -193,6 +193,7 @@ class Fitter:
         self.start_reply: dict[str, Any] = {}
         self.memo: dict[tuple[str, str], evidence.Evidence] = {}
         self._by_source: dict[tuple[str, bytes], evidence.Evidence] = {}  # (case id, record source) -> its evidence
+        self._sources: dict[str, set[bytes]] = {}  # case id -> the sources in _by_source: not read into records again
         self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout, batch=True)
         self.evaluations = 0
         self.read = candidates.Readings()
@@ -229,6 +230,7 @@ class Fitter:
         self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
         self.impl_records = {record.case_id: record for record in records}
         self._by_source.clear()  # weighed against the records replaced here
+        self._sources.clear()
         for record in records:
             cut, after = evidence.shown(record, self.partial)
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
@@ -243,7 +245,8 @@ class Fitter:
         if todo:
             started = time.monotonic()
             document = {**self.document, "rules": rules}
-            records = self.reference.map(todo, lambda o, c: o.observe(self.by_id[c], self.profile_name, document))
+            records = self.reference.map(todo, lambda o, c: o.observe(self.by_id[c], self.profile_name, document,
+                                                                      self._sources.get(c, ())))
             self.evaluations += len(todo)
             for case_id, record in zip(todo, records):
                 self.memo[key, case_id] = self._weighed(case_id, record)
@@ -254,7 +257,8 @@ class Fitter:
         """The evidence of one replay: that of an earlier replay of the case from the same
         reply (``CaseRecord.source``) when there is one. Most changes tried leave most cases
         alone, and their replays then repeat a record already weighed (7 in 10 of them on
-        the twelve-changes stand-in)."""
+        the twelve-changes stand-in): the reference does not even read such a reply into
+        steps (``observe.KNOWN``)."""
         known = self._by_source.get((case_id, record.source)) if record.source else None
         if known is not None:
             return known
@@ -262,6 +266,7 @@ class Fitter:
         weighed = evidence.weigh(record, cut, self.partial, unchecked)
         if record.source:
             self._by_source[case_id, record.source] = weighed
+            self._sources.setdefault(case_id, set()).add(record.source)
         return weighed
 
     def weighed_already(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, evidence.Evidence]:

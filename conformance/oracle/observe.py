@@ -20,7 +20,7 @@ import hashlib
 import json
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
 from conformance.oracle import batch
@@ -65,13 +65,16 @@ class StepRecord:
     changed: frozenset[str] | None = field(default=None, compare=False)
 
 
+KNOWN = "known"  # how a record ends that was not read again: the caller holds it (``Observer.observe``)
+
+
 @dataclass(frozen=True)
 class CaseRecord:
     """What one implementation showed on one case, and why the record ends where it does."""
 
     case_id: str
     steps: tuple[StepRecord, ...]
-    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ...
+    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known
     # A digest of the one reply the whole record was read from (the reference's batch), or
     # empty: two records of one case with the same source are the same record, which fit,
     # replaying a case under rules that do not touch it, need not weigh again
@@ -273,15 +276,18 @@ class Observer:
     whole_case = False  # post a case's requests step by step (the reference: all at once)
     trusted_replies = False  # the reference's batch replies are neither clipped nor bounded again
 
-    def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
+    def observe(self, case: Transcript, profile: str, document: dict[str, Any],
+                known: Container[bytes] = ()) -> CaseRecord:
         """The record of one case; never raises for what the implementation does. The
-        requests of a step (legal, apply, state) are written at once."""
+        requests of a step (legal, apply, state) are written at once. ``known``: the sources
+        (``CaseRecord.source``) of records of this case the caller holds already; a reply
+        with one of them is not read again, and its record comes back without steps, ended ``KNOWN``."""
         steps: list[StepRecord] = []
         ended = "complete"
         timed_out = False
         try:
             if self.trusted_replies and self._started() is not None and self.batch:
-                ended, source = self._whole_case(case, profile, document, steps)
+                ended, source = self._whole_case(case, profile, document, steps, known)
                 self.timeouts_in_a_row = 0
                 return CaseRecord(case.id, tuple(steps), ended, source)
             # The requests in order, cut after each step: the next step is only sent once this
@@ -319,16 +325,19 @@ class Observer:
         return CaseRecord(case.id, tuple(steps), ended)
 
     def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any],
-                    steps: list[StepRecord]) -> tuple[str, bytes]:
+                    steps: list[StepRecord], known: Container[bytes] = ()) -> tuple[str, bytes]:
         """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
         replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
         reply is judged (skipped, errored) only when taken, states rebuilt from their
         changes, an unchanged field's value the very object of the step before. Returns
-        how the record ends (complete, left_transcript) and its source (``_source``)."""
+        how the record ends (complete, left_transcript) and its source (``_source``); a
+        source in ``known`` is not read into steps (``KNOWN``)."""
         match = self.match_request(profile, document, case.match)
         answer = batch.sent(self._started(), (), built=batch.case_request(self._started(), match, _tail(case)))
         if "errored" in answer.reply or "skipped" in answer.reply:
             _check("batch", answer.reply)
+        if known and (source := self._source(answer)) in known:
+            return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
         replies = answer.reply.get("replies")
         if not isinstance(replies, list) or not set(map(type, replies)) <= {dict}:
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
@@ -662,8 +671,8 @@ def _inner_keys(want: Any, got: Any) -> list[str]:
 
 
 def _legal_details(expected: tuple[str, ...], actual: tuple[str, ...]) -> list[str]:
-    missing = collections.Counter(action_shape(a) for a in set(expected) - set(actual))
-    unexpected = collections.Counter(action_shape(a) for a in set(actual) - set(expected))
+    missing = {action_shape(a) for a in set(expected) - set(actual)}
+    unexpected = {action_shape(a) for a in set(actual) - set(expected)}
     return [f"missing {shape}" for shape in sorted(missing)] + [f"unexpected {shape}" for shape in sorted(unexpected)]
 
 
