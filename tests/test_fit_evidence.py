@@ -484,6 +484,28 @@ def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
 
 # --- the realistic benchmark's accounting -----------------------------------------------
 
+def test_a_replay_repeating_an_earlier_reply_keeps_that_replays_evidence(tmp_path: Path) -> None:
+    """A cap of 300 changes the cases whose bids reach past it and leaves the others alone:
+    their replays repeat the replies under classic, and keep their evidence; every case's
+    evidence is that of a replay weighed on its own."""
+    cases = fit.cases_for({"classic"}, [], ["classic/auction/*"])
+    ids = [case.id for case in cases]
+    with _observing("classic", cases, [*REFERENCE_COMMAND, "--rules", str(_house(tmp_path, CAPPED, "capped"))]) as fitter:
+        rules: fit.Rules = variants.thaw(fitter.profile.rules)
+        capped = fit.set_knob(rules, [fit.Change("auction.max_bid", 300)])
+        before, after = fitter.weigh(rules, ids), fitter.weigh(capped, ids)
+        alone = observe.Pool(REFERENCE_COMMAND, batch=True)
+        try:
+            for case in cases:
+                record = alone.observers[0].observe(case, "classic", {**fitter.document, "rules": capped})
+                cut, unchecked = fitter.shown[case.id]
+                assert after[case.id] == evidence.weigh(record, cut, fitter.partial, unchecked), case.id
+        finally:
+            alone.close()
+    kept = [case_id for case_id in ids if after[case_id] is before[case_id]]
+    assert kept and len(kept) < len(ids)
+
+
 @contextlib.contextmanager
 def _observing(profile: str, cases: Sequence[Transcript], command: list[str]) -> Iterator[fit.Fitter]:
     """A fitter of the profile that has observed the implementation on the cases, closed after."""

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import variants
-from conformance.oracle import fit, fuzz, observe
+from conformance.oracle import evidence, fit, fuzz, observe
 from conformance.cli import main
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, load
@@ -160,9 +160,9 @@ def test_fit_finds_two_knobs_that_change_the_same_deltas(tmp_path: Path) -> None
 
 
 def test_values_apart_counts_plain_values_field_by_field() -> None:
-    assert fit._values_apart({"deltas": [-120, 60, 60]}, {"deltas": [-120, 80, 80]}) == 2
-    assert fit._values_apart(["play AS"], ["play AS", "play 9S"]) == 1
-    assert fit._values_apart({"a": 1}, {"a": 1, "b": 2}) == 1
+    assert evidence.values_apart({"deltas": [-120, 60, 60]}, {"deltas": [-120, 80, 80]}) == 2
+    assert evidence.values_apart(["play AS"], ["play AS", "play 9S"]) == 1
+    assert evidence.values_apart({"a": 1}, {"a": 1, "b": 2}) == 1
 
 
 def test_fit_keeps_the_candidate_that_breaks_no_matching_case(tmp_path: Path) -> None:

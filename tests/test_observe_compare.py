@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 import variants
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from conformance.harness import runner
+from conformance.harness.process import Answer
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import observe
 
@@ -116,7 +117,7 @@ def plain_compare(expected: observe.CaseRecord, actual: observe.CaseRecord, monk
     with monkeypatch.context() as patched:
         patched.setattr(observe, "equal", plain_equal)
         patched.setattr(observe, "_same_reply", lambda want, got: False)
-        patched.setattr(observe, "_state_details", lambda want, got, before=None: fast_details(want, got, None))
+        patched.setattr(observe, "_state_details", lambda want, got, before=None, changed=None: fast_details(want, got, None))
         return observe.compare(expected, actual)
 
 
@@ -149,11 +150,16 @@ def records() -> Iterator[dict[str, list[observe.CaseRecord]]]:
     yield found
 
 
+@pytest.mark.parametrize("told", [False, True])
 def test_compare_on_real_records_is_the_plain_compare(records: dict[str, list[observe.CaseRecord]],
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+                                                      monkeypatch: pytest.MonkeyPatch, told: bool) -> None:
+    """``told``: the implementation's records with their changes told (``with_changes``, as fit
+    weighs them) against the reference's read from a batch: only the fields changed on either
+    side are looked at again, and the differences are still those of the plain compare."""
+    others = {name: [observe.with_changes(r) for r in found] if told else found for name, found in records.items()}
     differing = 0
     for one in records.values():
-        for other in records.values():
+        for other in others.values():
             for expected, actual in zip(one, other):
                 fast = observe.compare(expected, actual)
                 assert repr(fast) == repr(plain_compare(expected, actual, monkeypatch)), expected.case_id
@@ -193,5 +199,79 @@ def test_compare_on_changed_records_is_the_plain_compare(records: dict[str, list
     index = data.draw(st.integers(0, len(records["classic"]) - 1))
     expected = records[data.draw(st.sampled_from(names))][index]
     actual = changed(records[data.draw(st.sampled_from(names))][index], data.draw)
-    for one, other in ((expected, actual), (actual, expected)):
+    told = observe.with_changes(actual)  # as fit weighs an implementation's record
+    for one, other in ((expected, actual), (actual, expected), (expected, told), (told, expected)):
         assert repr(observe.compare(one, other)) == repr(plain_compare(one, other, monkeypatch))
+
+
+# --- fields that changed, and records read from the same reply ----------------------------
+
+def _state_step(step: int, state: dict[str, Any], changed: frozenset[str] | None = None) -> observe.StepRecord:
+    return observe.StepRecord(1, step, None if step == 0 else "pass", None, observe.Reply(True), state, changed)
+
+
+def test_a_field_changed_back_or_gone_is_compared_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bid the implementation changes and changes back, and a field it shows once: each
+    step compares what changed on either side, the reference's unchanged throughout."""
+    unchanged = frozenset[str]()
+    ref = observe.CaseRecord("c", (_state_step(0, {"phase": "auction", "bid": 100}),
+                                   _state_step(1, {"phase": "auction", "bid": 100}, unchanged),
+                                   _state_step(2, {"phase": "auction", "bid": 100}, unchanged)))
+    impl = observe.with_changes(observe.CaseRecord("c", (_state_step(0, {"phase": "auction", "bid": 100, "extra": 1}),
+                                                         _state_step(1, {"phase": "auction", "bid": 110}),
+                                                         _state_step(2, {"phase": "auction", "bid": 100}))))
+    assert [step.changed for step in impl.steps] == [None, {"bid", "extra"}, {"bid"}]
+    assert impl.steps[2].state["phase"] is impl.steps[0].state["phase"]
+    found = observe.compare(ref, impl)
+    assert [(d.step, d.detail) for d in found] == [(0, "state.extra"), (1, "state.bid")]
+    assert repr(found) == repr(plain_compare(ref, impl, monkeypatch))
+
+
+def test_a_batch_record_tells_the_fields_changed_since_the_step_before(records: dict[str, list[observe.CaseRecord]]) -> None:
+    told = 0
+    for name, found in records.items():
+        for record in found:
+            for before, step in zip(record.steps, record.steps[1:]):
+                if step.changed is None:
+                    continue
+                told += 1
+                assert step.state.keys() <= before.state.keys() | step.changed
+                assert all(step.state[key] is before.state[key] for key in step.state.keys() - step.changed)
+            assert name == "stepped" or record.steps[-1].changed is not None  # read step by step: not told
+    assert told > 100
+
+
+def test_records_share_a_source_only_when_read_from_the_same_reply(records: dict[str, list[observe.CaseRecord]]) -> None:
+    by_source: dict[tuple[str, bytes], observe.CaseRecord] = {}
+    for name, found in records.items():
+        for record in found:
+            assert bool(record.source) == (name != "stepped")  # step by step, no one reply holds the record
+            if record.source:
+                assert by_source.setdefault((record.case_id, record.source), record) == record
+    assert len(records["classic"]) < len(by_source) < 4 * len(records["classic"])  # some rules leave a case alone
+
+
+def test_a_source_is_the_reply_after_its_seq_and_whether_reasons_are_told() -> None:
+    observer = observe.BatchObserver(REFERENCE_COMMAND)
+    told = observer._source(Answer(b'{"seq":3,"replies":[]}', {"seq": 3, "replies": []}))
+    assert told and told == observer._source(Answer(b'{"seq":40,"replies":[]}', {"seq": 40, "replies": []}))
+    assert told != observer._source(Answer(b'{"seq":3,"replies":[{}]}', {"seq": 3, "replies": [{}]}))
+    assert observer._source(Answer(b'{"replies":[],"seq":3}', {"seq": 3, "replies": []})) == b""
+    observer.reasons = False
+    assert observer._source(Answer(b'{"seq":3,"replies":[]}', {"seq": 3, "replies": []})) not in (told, b"")
+
+
+def test_a_reply_of_a_known_source_is_not_read_again() -> None:
+    case = next(c for c in discover([CASES_DIR]) if isinstance(c, Transcript) and c.id.startswith("classic/auction/"))
+    classic = variants.resolve("classic").to_document()
+    pool = observe.Pool(REFERENCE_COMMAND, batch=True)
+    try:
+        observer = pool.observers[0]
+        full = observer.observe(case, "classic", classic)
+        again = observer.observe(case, "classic", classic, {full.source})
+        other = observer.observe(case, "classic", rules_changed(classic, "auction", "opening_bid", 120), {full.source})
+    finally:
+        pool.close()
+    assert full.steps and full.ended != observe.KNOWN
+    assert again == observe.CaseRecord(case.id, (), observe.KNOWN) and again.source == full.source
+    assert other.steps and other.source != full.source

@@ -73,6 +73,15 @@ def test_bids_above_the_expected_ones_point_at_the_ceiling() -> None:
     assert "auction.ceiling" in knobs and "auction.max_bid" in knobs
 
 
+def test_amounts_are_placed_against_the_lowest_and_highest_of_the_other_side() -> None:
+    """Missing bids below, between and above what was offered, and a contract: each word's
+    amounts are placed against the other side's amounts of the same word only."""
+    expected = ["bid 100", "bid 120", "bid 130", "bid 150", "contract 120", "pass"]
+    signature, _knobs = diagnosis.legal_finding("auction", expected, ["bid 110", "bid 140", "contract 120", "pass"], None)
+    assert signature == ("legal[auction]: missing bids above the highest other amounts; missing bids below the lowest "
+                         "other amounts; missing bids between the other amounts; unexpected bids between the other amounts")
+
+
 def test_a_refusal_for_another_reason_names_the_rules_of_both_reasons() -> None:
     """Bidding a step at a time under a maximum of 305, a bid of 310 is refused as above the
     ceiling where the transcript (a maximum of 400) refuses it as a jump: the maximum decides

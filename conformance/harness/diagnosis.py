@@ -93,6 +93,7 @@ def knobs_for(kind: str, *keys: str) -> tuple[str, ...]:
     return direct + upstream
 
 
+@functools.cache  # of the table's entries, read once each (fit asks for the same ones thousands of times)
 def decided(kind: str, *keys: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(direct, upstream) knobs of the most specific entry ``kind.keys...`` in spec/diagnosis.yaml."""
     table = _table()
@@ -122,15 +123,22 @@ def _amount(action: str) -> int | None:
     return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
 
 
-def _amount_category(action: str, others: Sequence[str]) -> str:
-    """``bid_above``/``bid_below``/``bid_between``: where an amount lies against the other side's."""
-    word, amount = action.split(" ", 1)[0], _amount(action)
+def _amount_bounds(word: str, others: Sequence[str]) -> tuple[int, int] | None:
+    """The lowest and highest amount of the other side's ``word`` actions, or None when it has none."""
     amounts = [a for a in (_amount(o) for o in others if o.startswith(word + " ")) if a is not None]
-    if amount is None or not amounts:
+    return (min(amounts), max(amounts)) if amounts else None
+
+
+def _amount_category(action: str, bounds: tuple[int, int] | None) -> str:
+    """``bid_above``/``bid_below``/``bid_between``: where an amount lies against the other
+    side's (``bounds``, from ``_amount_bounds``)."""
+    word, amount = action.split(" ", 1)[0], _amount(action)
+    if amount is None or bounds is None:
         return f"{word}_above" if amount is not None else word
-    if amount > max(amounts):
+    low, high = bounds
+    if amount > high:
         return f"{word}_above"
-    if amount < min(amounts):
+    if amount < low:
         return f"{word}_below"
     return f"{word}_between"
 
@@ -179,13 +187,20 @@ def _play_category(action: str, state: Mapping[str, Any] | None) -> str:
     return "discard_void"
 
 
-def _category(action: str, others: Sequence[str], state: Mapping[str, Any] | None) -> str:
-    word = action.split(" ", 1)[0]
-    if word in AMOUNT_WORDS:
-        return _amount_category(action, others)
-    if word == "play":
-        return _play_category(action, state)
-    return word
+def _categories(actions: Sequence[str], others: Sequence[str], state: Mapping[str, Any] | None) -> list[str]:
+    """The categories of ``actions``, sorted; the other side's amounts are read once per word
+    (a bid legal set holds dozens of amounts, each placed against all of them)."""
+    bounds: dict[str, tuple[int, int] | None] = {}
+    found: set[str] = set()
+    for action in actions:
+        word = action.split(" ", 1)[0]
+        if word in AMOUNT_WORDS:
+            if word not in bounds:
+                bounds[word] = _amount_bounds(word, others)
+            found.add(_amount_category(action, bounds[word]))
+        else:
+            found.add(_play_category(action, state) if word == "play" else word)
+    return sorted(found)
 
 
 def _describe_category(category: str) -> str:
@@ -207,7 +222,7 @@ def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
     categories: list[str] = []
     offered = sorted(set(actual) & set(expected))  # where a missing amount lies is seen against what was offered
     for label, actions, others in (("missing", missing, unexpected or offered or expected), ("unexpected", unexpected, expected)):
-        found = sorted({_category(a, others, state) for a in actions})
+        found = _categories(actions, others, state)
         categories += found
         parts += [f"{label} {_describe_category(c)}" for c in found]
     knobs: list[str] = []

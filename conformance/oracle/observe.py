@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import collections
 import gc
+import hashlib
 import json
 import threading
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
 from conformance.oracle import batch
@@ -59,6 +60,12 @@ class StepRecord:
     legal: tuple[str, ...] | None
     reply: Reply
     state: dict[str, Any]
+    # The state fields that may differ from the step before's in the same record (None: any):
+    # ``compare`` looks only at those again, and carries the verdicts of the others over
+    changed: frozenset[str] | None = field(default=None, compare=False)
+
+
+KNOWN = "known"  # how a record ends that was not read again: the caller holds it (``Observer.observe``)
 
 
 @dataclass(frozen=True)
@@ -67,7 +74,11 @@ class CaseRecord:
 
     case_id: str
     steps: tuple[StepRecord, ...]
-    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ...
+    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known
+    # A digest of the one reply the whole record was read from (the reference's batch), or
+    # empty: two records of one case with the same source are the same record, which fit,
+    # replaying a case under rules that do not touch it, need not weigh again
+    source: bytes = field(default=b"", compare=False)
 
     @property
     def broken(self) -> bool:
@@ -265,17 +276,20 @@ class Observer:
     whole_case = False  # post a case's requests step by step (the reference: all at once)
     trusted_replies = False  # the reference's batch replies are neither clipped nor bounded again
 
-    def observe(self, case: Transcript, profile: str, document: dict[str, Any]) -> CaseRecord:
+    def observe(self, case: Transcript, profile: str, document: dict[str, Any],
+                known: Container[bytes] = ()) -> CaseRecord:
         """The record of one case; never raises for what the implementation does. The
-        requests of a step (legal, apply, state) are written at once."""
+        requests of a step (legal, apply, state) are written at once. ``known``: the sources
+        (``CaseRecord.source``) of records of this case the caller holds already; a reply
+        with one of them is not read again, and its record comes back without steps, ended ``KNOWN``."""
         steps: list[StepRecord] = []
         ended = "complete"
         timed_out = False
         try:
             if self.trusted_replies and self._started() is not None and self.batch:
-                ended = self._whole_case(case, profile, document, steps)
+                ended, source = self._whole_case(case, profile, document, steps, known)
                 self.timeouts_in_a_row = 0
-                return CaseRecord(case.id, tuple(steps), ended)
+                return CaseRecord(case.id, tuple(steps), ended, source)
             # The requests in order, cut after each step: the next step is only sent once this
             # one's reply says the case goes on (or, whole_case, all at once).
             chunks: list[list[Request]] = [[self.match_request(profile, document, case.match)]]
@@ -310,16 +324,20 @@ class Observer:
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
-    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord]) -> str:
+    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any],
+                    steps: list[StepRecord], known: Container[bytes] = ()) -> tuple[str, bytes]:
         """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
         replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
         reply is judged (skipped, errored) only when taken, states rebuilt from their
         changes, an unchanged field's value the very object of the step before. Returns
-        how the record ends (complete, left_transcript)."""
+        how the record ends (complete, left_transcript) and its source (``_source``); a
+        source in ``known`` is not read into steps (``KNOWN``)."""
         match = self.match_request(profile, document, case.match)
         answer = batch.sent(self._started(), (), built=batch.case_request(self._started(), match, _tail(case)))
         if "errored" in answer.reply or "skipped" in answer.reply:
             _check("batch", answer.reply)
+        if known and (source := self._source(answer)) in known:
+            return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
         replies = answer.reply.get("replies")
         if not isinstance(replies, list) or not set(map(type, replies)) <= {dict}:
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
@@ -335,35 +353,52 @@ class Observer:
             return reply
 
         state: dict[str, Any] | None = None
+        shown: dict[str, Any] | None = None  # the state of the record's last step
 
-        def observed(at: int) -> dict[str, Any]:
-            nonlocal state
+        def observed(at: int) -> tuple[dict[str, Any], frozenset[str] | None]:
+            """The state a reply shows, and the fields that changed since the last step's (None: any)."""
+            nonlocal state, shown
             reply = taken(at, "state")
+            changed: frozenset[str] | None = None
             if "changes" in reply:
                 changes = reply["changes"]
                 if state is None or not isinstance(changes, dict):
                     raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
+                changed = frozenset(changes) if shown is state else None
                 state = {**state, **changes}
-                return state
-            full = reply.get("state")
-            if isinstance(full, dict):
-                state = full
-                return full
-            return {}
+                shown = state
+            else:
+                full = reply.get("state")
+                if isinstance(full, dict):
+                    state = full
+                shown = full if isinstance(full, dict) else {}
+            return shown, changed
 
         taken(0, "match")
         at = 1
         for number, deal in enumerate(case.deals, start=1):
-            steps.append(StepRecord(number, 0, None, None, _reply(taken(at, "deal")), observed(at + 1)))
+            dealt = _reply(taken(at, "deal"))
+            steps.append(StepRecord(number, 0, None, None, dealt, *observed(at + 1)))
             at += 2
             for index, scripted in enumerate(deal["steps"], start=1):
                 legal = _legal(taken(at, "legal"))
                 reply = self.told(_reply(taken(at + 1, "apply")))
-                steps.append(StepRecord(number, index, scripted["action"], legal, reply, observed(at + 2)))
+                steps.append(StepRecord(number, index, scripted["action"], legal, reply, *observed(at + 2)))
                 at += 3
                 if reply.accepted == ("refused" in scripted):
-                    return "left_transcript"
-        return "complete"
+                    return "left_transcript", self._source(answer)
+        return "complete", self._source(answer)
+
+    def _source(self, answer: Answer) -> bytes:
+        """A digest of the batch reply's line after its seq, and of whether refusals are told
+        with their reasons: all a record read from it depends on besides its case. Empty for
+        a line that does not start with its seq (then nothing is known to be the same)."""
+        head = b'{"seq":%d,' % answer.reply["seq"]
+        if not answer.line.startswith(head):
+            return b""
+        digest = hashlib.blake2b(answer.line[len(head):], digest_size=16)
+        digest.update(b"reasons" if self.reasons else b"no reasons")
+        return digest.digest()
 
     def batched(self, requests: Sequence[Request], answer: Answer | None = None) -> Iterator[dict[str, Any]]:
         """The replies to ``requests`` sent in one ``batch`` (the implementation declares it),
@@ -571,29 +606,61 @@ def _event_key(event: Any) -> str:
 
 
 StateRows = list[tuple[str, Any, Any]]  # (state.FIELD or state.FIELD.KEY, expected, actual) of differing fields
-Verdicts = dict[str, tuple[Any, Any, StateRows]]  # field -> (expected value, actual value, its rows)
 
 
-def _state_details(expected: dict[str, Any], actual: dict[str, Any], before: Verdicts | None = None) -> tuple[StateRows, Verdicts]:
-    """Differing state fields; a mapping or a list of mappings is named down to its keys. With
-    ``before``, the verdicts of the previous step: a field whose values on both sides are the
-    very objects compared then (a record built from state changes keeps an unchanged field's
-    object) has the same rows, and is not compared again. Returns the rows and this step's
-    verdicts."""
-    found: StateRows = []
-    verdicts: Verdicts = {}
-    for key in sorted(expected.keys() | actual.keys()):
-        want, got = expected.get(key, "<missing>"), actual.get(key, "<missing>")
-        last = before.get(key) if before is not None else None
+class Verdicts:
+    """The state rows of one step, by field, carried to the next (see ``_state_details``)."""
+
+    def __init__(self) -> None:
+        self.fields: dict[str, tuple[Any, Any, StateRows]] = {}  # field -> (expected value, actual value, its rows)
+        self.differing: set[str] = set()  # the fields with rows
+
+    def judge(self, key: str, want: Any, got: Any) -> None:
+        """The rows of one field: those of the step before when its values on both sides are
+        the very objects compared then (a record built from state changes keeps an unchanged
+        field's object), else compared."""
+        last = self.fields.get(key)
         if last is not None and last[0] is want and last[1] is got:
-            rows = last[2]
-        elif equal(want, got):
-            rows = []
+            return
+        if equal(want, got):
+            rows: StateRows = []
+            self.differing.discard(key)
         else:
             rows = [(f"state.{key}.{name}" if name else f"state.{key}", want, got) for name in _inner_keys(want, got) or [""]]
-        verdicts[key] = (want, got, rows)
-        found += rows
-    return found, verdicts
+            self.differing.add(key)
+        self.fields[key] = (want, got, rows)
+
+    def drop(self, key: str) -> None:
+        """A field neither side shows any more."""
+        self.fields.pop(key, None)
+        self.differing.discard(key)
+
+    def rows(self) -> StateRows:
+        return [row for key in sorted(self.differing) for row in self.fields[key][2]]
+
+
+def _state_details(expected: dict[str, Any], actual: dict[str, Any], before: Verdicts | None = None,
+                   changed: frozenset[str] | None = None) -> tuple[StateRows, Verdicts]:
+    """Differing state fields; a mapping or a list of mappings is named down to its keys. With
+    ``before``, the verdicts of the previous step (which this step's replace): a field whose
+    values are the objects compared then is not compared again; with ``changed`` too, the
+    fields that may differ from the previous step's on either side, only those are looked
+    at. Returns the rows, in field order, and this step's verdicts."""
+    if before is None or changed is None:
+        verdicts = Verdicts()
+        for key in expected.keys() | actual.keys():
+            if before is not None and key in before.fields:
+                verdicts.fields[key] = before.fields[key]
+                if key in before.differing:
+                    verdicts.differing.add(key)
+            verdicts.judge(key, expected.get(key, "<missing>"), actual.get(key, "<missing>"))
+        return verdicts.rows(), verdicts
+    for key in changed:
+        if key in expected or key in actual:
+            before.judge(key, expected.get(key, "<missing>"), actual.get(key, "<missing>"))
+        else:
+            before.drop(key)
+    return before.rows(), before
 
 
 def _inner_keys(want: Any, got: Any) -> list[str]:
@@ -604,8 +671,8 @@ def _inner_keys(want: Any, got: Any) -> list[str]:
 
 
 def _legal_details(expected: tuple[str, ...], actual: tuple[str, ...]) -> list[str]:
-    missing = collections.Counter(action_shape(a) for a in set(expected) - set(actual))
-    unexpected = collections.Counter(action_shape(a) for a in set(actual) - set(expected))
+    missing = {action_shape(a) for a in set(expected) - set(actual)}
+    unexpected = {action_shape(a) for a in set(actual) - set(expected)}
     return [f"missing {shape}" for shape in sorted(missing)] + [f"unexpected {shape}" for shape in sorted(unexpected)]
 
 
@@ -655,7 +722,8 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
             kind, details = _reply_details(want.reply, got.reply)
             for detail in details:
                 add(kind, detail, _said(want.reply), _said(got.reply))
-        rows, verdicts = _state_details(want.state, got.state, verdicts)
+        both = want.changed | got.changed if want.changed is not None and got.changed is not None else None
+        rows, verdicts = _state_details(want.state, got.state, verdicts, both)
         for name, wanted, seen in rows:
             add("state", name, wanted, seen)
         phase = str(want.state.get("phase", phase))
@@ -667,6 +735,36 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
                                     last.action if last else None, "record", phase,
                                     f"ends {_ending(expected)} vs {_ending(actual)}", expected.ended, actual.ended))
     return found
+
+
+_ABSENT = object()  # a field a state does not have
+
+
+def with_changes(record: CaseRecord) -> CaseRecord:
+    """The record with each step's ``changed`` fields told against the step before, and an
+    unchanged field's value the very object of the step before, as a record read from a
+    batch has them: ``compare`` then looks again only at the fields that changed on either
+    side. For a record compared again and again (the implementation's, in fit); a value the
+    same to the last type and member order (``identical``) is unchanged."""
+    steps: list[StepRecord] = []
+    last: dict[str, Any] | None = None
+    for step in record.steps:
+        if last is None:
+            steps.append(step)
+            last = step.state
+            continue
+        state: dict[str, Any] = {}
+        changed = {key for key in last if key not in step.state}
+        for key, value in step.state.items():
+            old = last.get(key, _ABSENT)
+            if old is value or (old is not _ABSENT and identical(old, value)):
+                state[key] = old
+            else:
+                state[key] = value
+                changed.add(key)
+        steps.append(replace(step, state=state, changed=frozenset(changed)))
+        last = state
+    return replace(record, steps=tuple(steps))
 
 
 def _ending(record: CaseRecord) -> str:
