@@ -744,3 +744,38 @@ def test_an_amount_at_the_edge_of_the_differing_legal_sets_is_completed_with_the
     auction = result.rules["auction"]
     assert (auction["ceiling"], auction["marriage_needed_above"], auction["max_bid"], auction["stop_at"]) == ("none", 480, 595, None)
     assert result.residual == {}
+
+
+COUNTED_IN_THREES = """\
+profile: {name}
+title: Classic counting give-ups in threes, a given-up deal no barrel attempt
+status: draft
+summary: Classic with low bids, one seat on the barrel, give-ups charged every third and not counted on the barrel.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 430, ruling: "The test table asks for a marriage only above 430."}}
+    max_bid: {{value: 135, ruling: "The test table caps every bid and contract at 135."}}
+  giving_up:
+    penalty_repeats: {{value: every_nth, ruling: "The test table counts give-ups in threes."}}
+  marriages:
+    last_trick: {{value: 8, ruling: "The test table lets a marriage be declared up to the eighth trick."}}
+  barrel:
+    max_occupants: {{value: 1, ruling: "The test table seats one player on the barrel."}}
+    give_up_deal_counts: {{value: false, ruling: "The test table does not count a given-up deal as a barrel attempt."}}
+"""
+
+
+def test_a_proposal_that_puts_a_stand_in_back_is_completed_with_the_switch_it_needs(tmp_path: Path) -> None:
+    """Under a mutant that lets the highest card win every trick, barrel attempts counted only
+    as declarer, taken together with give-ups counted in threes, stand in for given-up deals
+    not counting on the barrel. The barrel group then proposes counting every deal again; alone
+    that loses what the stand-in fixed, and the stand-in undoings put the give-up count back
+    as well. Completed itself, the proposal takes the table's rule (realistic seed 3, v13).
+    Every case of classic: on the hand-written ones alone the stand-in is never taken."""
+    path = _house(tmp_path, COUNTED_IN_THREES, "counted-in-threes")
+    command = [sys.executable, "-m", "mutants.serve", "--rules", str(path), "highest-card-wins"]
+    result, _fitter = _fit("classic", command)
+    assert result.rules["giving_up"]["penalty_repeats"] == "every_nth"
+    assert (result.rules["barrel"]["attempt_counts"], result.rules["barrel"]["give_up_deal_counts"]) == ("every_deal", False)

@@ -382,6 +382,8 @@ class Fitter:
             if best is None:
                 undone = self._undoing(rules, group, proposed)
                 best = self._best_over_all(rules, undone, ids)
+                # a proposed change that itself puts an earlier change back is an undoing too
+                undone += [p for p in proposed if self._puts_back(rules, p)]
                 if best is None:
                     shown = self._shown_at_edges(rules, group, ids)
                     best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
@@ -405,6 +407,12 @@ class Fitter:
                 if self.consistent(set_knob(rules, whole)):
                     found.setdefault(_key(whole), whole)
         return list(found.values())
+
+    def _puts_back(self, rules: Rules, cand: tuple[Change, ...]) -> bool:
+        """Whether ``cand`` sets some knob changed so far back to the profile's value."""
+        base = variants.thaw(self.profile.rules)
+        earlier = set(changed_knobs(self.profile, rules))
+        return any(c.knob in earlier and c.value == _value_in(base, c.knob) for c in cand)
 
     def _shown_at_edges(self, rules: Rules, group: Group, ids: list[str]) -> list[tuple[Change, ...]]:
         """Single changes of the group's amount knobs to the amounts at the edges of its
@@ -856,6 +864,11 @@ def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int) -> li
 def _rules_key(rules: Rules) -> str:
     """Rules as one string: the key under which their replays and live knobs are kept."""
     return json.dumps(rules, sort_keys=True)
+
+
+def _value_in(rules: Rules, knob: str) -> Any:
+    section, _, name = knob.partition(".")
+    return rules[section][name]
 
 
 def _key(changes: Sequence[Change]) -> str:
