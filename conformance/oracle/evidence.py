@@ -6,7 +6,13 @@ events) or one field of the state after it. A rule set is scored by the implemen
 observations that the reference, playing the same actions under those rules, does not
 reproduce; a case is only a unit for reporting. What the implementation did not show (a
 ``skipped`` or ``errored`` reply, the rest of a case after an action it declares
-unsupported) is no evidence: it is counted apart as unchecked.
+unsupported) is no evidence: it is counted apart as unchecked. Nor is an observation where the
+implementation contradicts itself (``self_contradictions``: it accepts an action its own legal
+set left out, refuses one it offered, or counts more card points than the deck holds): the
+reference never does so under any rules, so no knob value can reproduce it, and a value that
+seems to (a maximum raised to 260 so that a contract of 260 is accepted, while every legal
+set of the engine stops at 250) would be a bug written down as a rule. Such an observation is
+set aside: it stays among the differences for the residual to call a bug, and no score counts it.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from typing import Any, Iterable, Sequence
 from conformance.oracle import observe
 
 Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
+DECK_POINTS = 120  # the card points of the whole deck: no trick pile holds more
 
 
 @dataclass(frozen=True)
@@ -51,24 +58,32 @@ class Evidence:
     checked: int  # observations of the implementation compared with the reference's
     unchecked: int  # transcript steps the implementation did not show (skipped, errored, unsupported)
     differing: tuple[observe.Difference, ...]  # the differences on checked observations, in order
-    missed: frozenset[Key]  # the observations that differ
+    missed: frozenset[Key]  # the observations that differ and some rule could reproduce
+    # the observations that differ where the implementation contradicts itself: no score counts them
+    set_aside: frozenset[Key] = frozenset()
 
     @property
     def matches(self) -> bool:
+        """Whether every observation some rule could reproduce is reproduced."""
         return not self.missed
+
+    @property
+    def differs(self) -> bool:
+        """Whether anything differs, set-aside observations included (what the residual reports)."""
+        return bool(self.missed or self.set_aside)
 
     # What fit reads of one evidence again for every change it weighs against it, worked out once
 
     @functools.cached_property
     def apart(self) -> int:
         """Plain values apart in the differences (``apart``): what breaks ties between scores."""
-        return sum(apart(d) for d in self.differing)
+        return sum(apart(d) for d in self.differing if key_of(d) not in self.set_aside)
 
     @functools.cached_property
     def deciding(self) -> tuple[tuple[observe.Difference, tuple[str, ...]], ...]:
         """The first difference of each differing observation (``first_differences``) with its
         deciding knobs (``deciding_knobs``)."""
-        return tuple((d, deciding_knobs(d)) for d in first_differences(self))
+        return tuple((d, deciding_knobs(d)) for d in first_differences(self) if key_of(d) not in self.set_aside)
 
     @functools.cached_property
     def decided_by(self) -> frozenset[str]:
@@ -121,11 +136,37 @@ def shown(record: observe.CaseRecord, partial: Partial) -> tuple[observe.CaseRec
     return observe.with_changes(observe.CaseRecord(record.case_id, tuple(steps), record.ended)), 0
 
 
+def self_contradictions(record: observe.CaseRecord) -> list[tuple[tuple[Key, ...], str]]:
+    """Where an implementation's record contradicts itself or reaches an impossible state: the
+    observations concerned, and what is wrong. The reference's legal set and its replies come
+    from one rule, and its tricks from one deck, so none of these is a rule another knob value
+    plays. A reply at odds with the legal set takes the state after it along (a contract the
+    engine should have refused is fixed in its state)."""
+    found: list[tuple[tuple[Key, ...], str]] = []
+    for step in record.steps:
+        if step.action is not None and step.legal is not None:
+            refusal = step.reply.refusal
+            offered = step.action in step.legal
+            what = ("refused an action its own legal set offered" if refusal is not None and refusal[0] != "unsupported" and offered
+                    else "accepted an action its own legal set left out" if step.reply.accepted and not offered else "")
+            if what:
+                found.append((((step.deal, step.step, "reply"),
+                               *((step.deal, step.step, "state." + name) for name in step.state)), what))
+        points = step.state.get("card_points")
+        if isinstance(points, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in points) \
+                and sum(points) > DECK_POINTS:
+            found.append((((step.deal, step.step, "state.card_points"),),
+                          f"card points {points} sum to {sum(points)}, more than the deck's {DECK_POINTS}"))
+    return found
+
+
 def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, partial: Partial = Partial(),
-          unreached: int = 0) -> Evidence:
+          unreached: int = 0, contradicted: frozenset[Key] = frozenset()) -> Evidence:
     """The implementation's observations the reference reproduces and those it does not.
 
-    ``implementation`` is the record as ``shown`` cuts it; ``unreached`` its unchecked steps.
+    ``implementation`` is the record as ``shown`` cuts it; ``unreached`` its unchecked steps;
+    ``contradicted`` the observations where it contradicts itself (``self_contradictions``),
+    set aside when they differ.
     Where the implementation's record was cut short (skipped, errored, unsupported) the
     reference's is compared only as far; where the reference left the transcript earlier,
     every observation the implementation showed after that point differs."""
@@ -140,7 +181,34 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
     for step in impl_steps[len(ref.steps):]:
         missed.update(_observations(step))
     checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(_observations(step))
-    return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed))
+    aside = missed & contradicted
+    return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed - aside),
+                    frozenset(aside))
+
+
+_ORDER = {"legal": 0, "reply": 1}  # within a step: the legal set, then the reply, then the state fields (2)
+
+
+def _position(key: Key) -> tuple[int, int, int]:
+    return key[0], key[1], _ORDER.get(key[2], 2)
+
+
+def downstream(key: Key, found: Evidence) -> bool:
+    """Does ``found`` show the two games apart at or before the observation ``key``: a reply
+    or state field differing (or set aside) at an earlier step, or at the same step no later
+    than it? Then what ``key`` shows follows from a situation the rules under test did not
+    reproduce, and matching it is no evidence for them: a declarer's total rounded to 10 can
+    set right a score whose raw points (an undeclared marriage counted) are still wrong.
+    Differing legal sets do not set the games apart: the same actions are played either way."""
+    at = _position(key)
+    return any(other != key and other[2] != "legal" and _position(other) <= at
+               for other in (*found.missed, *found.set_aside))
+
+
+def clean_fixes(before: Evidence, after: Evidence) -> list[Key]:
+    """The observations ``after`` reproduces that ``before`` did not, and that are not
+    ``downstream`` of a difference ``after`` still shows."""
+    return [key for key in before.missed - after.missed if not downstream(key, after)]
 
 
 def missed(evidence: Iterable[Evidence]) -> int:

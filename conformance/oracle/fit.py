@@ -188,6 +188,8 @@ class Fitter:
         self.progress = progress or (lambda text: None)
         self.impl_records: dict[str, observe.CaseRecord] = {}
         self.shown: dict[str, tuple[observe.CaseRecord, int]] = {}  # case id -> (evidence, unchecked steps)
+        # case id -> the observations where the implementation contradicts itself: set aside
+        self.contradicted: dict[str, frozenset[evidence.Key]] = {}
         self.partial = evidence.Partial()
         self.implementation_name = ""
         self.start_reply: dict[str, Any] = {}
@@ -235,6 +237,8 @@ class Fitter:
             cut, after = evidence.shown(record, self.partial)
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
+            self.contradicted[record.case_id] = frozenset(key for keys, _what in evidence.self_contradictions(record)
+                                                          for key in keys)
         self.read = candidates.readings(cut for cut, _after in self.shown.values())
         self.timing["observing the implementation"] = time.monotonic() - started
 
@@ -263,7 +267,7 @@ class Fitter:
         if known is not None:
             return known
         cut, unchecked = self.shown[case_id]
-        weighed = evidence.weigh(record, cut, self.partial, unchecked)
+        weighed = evidence.weigh(record, cut, self.partial, unchecked, self.contradicted.get(case_id, frozenset()))
         if record.source:
             self._by_source[case_id, record.source] = weighed
             self._sources.setdefault(case_id, set()).add(record.source)
@@ -344,9 +348,12 @@ class Fitter:
             # a change taken now can make an earlier one idle (or this one, found while an
             # earlier knob was still wrong): each must still earn its place
             rules, accepted[:] = self._without_idle(rules, ids, accepted)
+        # last, a change whose every observation follows a difference still left is no
+        # evidence (``evidence.downstream``); once the search is over, that difference stays
+        rules, accepted[:] = self._without_idle(rules, ids, accepted, downstream=True)
         closing = self._phase("single-change check", checking)
         final = self.weigh(rules, ids)
-        residual = {case_id: e.differing for case_id, e in final.items() if e.missed}
+        residual = {case_id: e.differing for case_id, e in final.items() if e.differs}
         result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
                            self.evaluations, {case_id: self.by_id[case_id].knobs for case_id in residual})
         result.equivalents = self._equivalents(rules, accepted, ids)
@@ -690,12 +697,14 @@ class Fitter:
                 return None
         return net if net >= need or (closer and net == 0 and apart > 0) else None
 
-    def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, list[Accepted]]:
+    def _without_idle(self, rules: Rules, ids: list[str], accepted: list[Accepted],
+                      downstream: bool = False) -> tuple[Rules, list[Accepted]]:
         """The rules with every change put back to the profile's value that no longer earns its
         place: a change taken early can imitate a knob found later (no barrel looks like bolts
         counted on the barrel in some cases), and then it says something the evidence does not.
         A change that only brings values closer, fixing no observation, is idle too: of two
-        values that reproduce as much, the profile's own is kept."""
+        values that reproduce as much, the profile's own is kept. With ``downstream``, so is a
+        change that reproduces only observations ``evidence.downstream`` of a difference left."""
         base = variants.thaw(self.profile.rules)
         kept = list(accepted)
         changed = True
@@ -708,20 +717,24 @@ class Fitter:
                 if not self.consistent(back):
                     continue
                 self.progress(f"checking that {knob} still earns its place")
-                if self._idle(back, knob, ids, now):
+                if self._idle(back, knob, ids, now, downstream):
                     rules, changed = back, True
                     kept = [replace(a, changes=tuple(c for c in a.changes if c.knob != knob)) for a in kept]
                     kept = [a for a in kept if a.changes]
                     break
         return rules, kept
 
-    def _idle(self, back: Rules, knob: str, ids: list[str], now: dict[str, evidence.Evidence]) -> bool:
-        """Do the rules with ``knob`` put back reproduce as many observations? Given up at the
-        first chunk of cases where putting it back loses more than it gained."""
+    def _idle(self, back: Rules, knob: str, ids: list[str], now: dict[str, evidence.Evidence],
+              downstream: bool = False) -> bool:
+        """Do the rules with ``knob`` put back reproduce as many observations (with
+        ``downstream``, not counting those it loses that follow a difference left)? Given up at
+        the first chunk of cases where putting it back loses more than it gained."""
         net = 0
         for chunk in self._chunks({knob}, ids, now):
             after = self.weigh(back, chunk)
-            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            for c in chunk:
+                lost = len(evidence.clean_fixes(after[c], now[c])) if downstream else len(after[c].missed - now[c].missed)
+                net += len(now[c].missed - after[c].missed) - lost
             if net < 0:
                 return False
         return True
@@ -762,9 +775,17 @@ class Fitter:
                     continue
                 self.tried[knob] = self.tried.get(knob, 0) + 1
                 self.progress(f"checking that no single change helps: {cand[0].text()}")
-                if self._gains(new_rules, cases, now) and self._fixes(new_rules, {knob}, ids, now, math.inf):
+                if (self._gains(new_rules, cases, now) and self._fixes(new_rules, {knob}, ids, now, math.inf)
+                        and self._fixes_cleanly(new_rules, cases, now)):
                     return cand
         return None
+
+    def _fixes_cleanly(self, new_rules: Rules, cases: list[str], now: dict[str, evidence.Evidence]) -> bool:
+        """Does some observation ``new_rules`` set right over ``cases`` (replayed already) not
+        follow a difference they leave (``evidence.downstream``)? A change that sets right only
+        such observations is no evidence of a rule, and the stop rule does not take it."""
+        after = self.weigh(new_rules, cases)
+        return any(evidence.clean_fixes(now[c], after[c]) for c in cases)
 
     def _gains(self, new_rules: Rules, cases: list[str], now: dict[str, evidence.Evidence]) -> bool:
         """Do ``new_rules`` reproduce more observations over ``cases`` (those with most missed
@@ -1187,8 +1208,11 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
     lines.append(text.rstrip())
     if result.residual:
         missed = sum(len(e.missed) for e in result.weighed.values())
-        lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) that no value fit tried "
-                     "of their deciding knobs reproduces:")
+        aside = sum(len(e.set_aside) for e in result.weighed.values())
+        parts = [f"{missed} that no value fit tried of their deciding knobs reproduces"] if missed else []
+        parts += [f"{aside} where the implementation contradicts itself (no rule plays that)"] if aside else []
+        lines.append(f"# residual: {missed + aside} observation(s) in {len(result.residual)} case(s), "
+                     f"{' and '.join(parts)}:")
         lines += ["# " + line for line in residual.describe(found)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")

@@ -24,7 +24,6 @@ from conformance.harness import diagnosis, reports
 from conformance.harness.runner import Result
 from conformance.oracle import evidence, observe
 
-DECK_POINTS = 120
 NO_KNOB = "a rule the schema has no knob for"
 BUG = "likely a bug"
 
@@ -44,20 +43,12 @@ class Cause:
 
 def contradictions(record: observe.CaseRecord) -> list[str]:
     """Where an implementation's record contradicts itself or reaches an impossible state."""
-    found = []
-    for step in record.steps:
-        where = f"deal {step.deal} step {step.step} ({step.action})"
-        if step.action is not None and step.legal is not None and step.reply.refusal is not None:
-            refused_class = step.reply.refusal[0]
-            if step.action in step.legal and refused_class != "unsupported":
-                found.append(f"{where}: refused an action its own legal set offered")
-        if step.action is not None and step.legal is not None and step.reply.accepted and step.action not in step.legal:
-            found.append(f"{where}: accepted an action its own legal set left out")
-        points = step.state.get("card_points")
-        if isinstance(points, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in points) \
-                and sum(points) > DECK_POINTS:
-            found.append(f"{where}: card points {points} sum to {sum(points)}, more than the deck's {DECK_POINTS}")
-    return found
+    return [f"deal {keys[0][0]} step {keys[0][1]} ({_action(record, keys[0][0], keys[0][1])}): {what}"
+            for keys, what in evidence.self_contradictions(record)]
+
+
+def _action(record: observe.CaseRecord, deal: int, step: int) -> str | None:
+    return next((s.action for s in record.steps if (s.deal, s.step) == (deal, step)), None)
 
 
 def _situations(case: Transcript, record: observe.CaseRecord) -> Iterator[tuple[str, observe.StepRecord]]:
@@ -110,7 +101,7 @@ def inconsistencies(records: Mapping[str, observe.CaseRecord], cases: Mapping[st
 def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, tuple[str, ...]],
              profile: str) -> list[diagnosis.Failure]:
     return [diagnosis.Failure(f"{case_id}@{profile}", observe.findings(e.differing), exercised=exercised.get(case_id, ()))
-            for case_id, e in weighed.items() if e.missed]
+            for case_id, e in weighed.items() if e.differs]
 
 
 def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
@@ -131,7 +122,7 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
         else:
             verdict, why = NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
-        count = sum(len(weighed[c].missed) for c in case_ids)
+        count = sum(len(weighed[c].missed | weighed[c].set_aside) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
     return found
@@ -165,7 +156,7 @@ def results(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str],
     found = []
     for case_id, e in weighed.items():
         knobs = exercised.get(case_id, ())
-        if e.missed:
+        if e.differs:
             findings = [_finding(f) for f in observe.findings(e.differing)]
             found.append(Result(case_id, titles.get(case_id, ""), profile, "fail", findings[0].message, knobs,
                                 findings=findings))
