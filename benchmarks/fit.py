@@ -18,8 +18,8 @@
     unsupported (``benchmarks/partial_engine.py``). Per variant and in total: the secret knob
     values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
     wrong when putting the secret one back in the fitted rules changes play on the profile's
-    cases, and for a knob of the bid cap also putting back the secret's ceiling, marriage
-    condition and maximum together), whether the fitted rules play like the secret ones on the profile's cases (as far
+    cases, and so does putting back the secret values of its whole section, or for a knob of
+    the bid cap the secret's ceiling, marriage condition and maximum together), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
@@ -463,8 +463,8 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
     of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
     fitted rules never play as the secret ones, so this is the one test of a value there.
-    ``together``: the secret values of the knobs coupled with it in one bid cap, put back with
-    it when it alone changes play. A marriage needed above the maximum of 195 under a marriage
+    ``together``: the secret values of the knobs coupled with it (its section, or the bid cap),
+    put back with it when it alone changes play. A marriage needed above the maximum of 195 under a marriage
     ceiling writes the same cap as no condition and no ceiling; no condition put back alone
     lets the ceiling cap every bid, which neither set of rules does."""
     from variants.checks import CONSISTENCY_CHECKS
@@ -482,8 +482,15 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
 
 
 def _coupled_values(secret: fit.Rules, knob: str) -> list[fit.Change]:
-    """The secret values of the bid cap's knobs (``COUPLED``) when ``knob`` is one of them."""
-    return [fit.Change(k, _value(secret, k)) for k in COUPLED] if knob in COUPLED else []
+    """The secret values of the bid cap's knobs (``COUPLED``) when ``knob`` is one of them,
+    else those of every knob of its section: a section is one rule, and two of its knobs can
+    write the same play two ways. No dump at all plays as a dump at 455 on a corpus where no
+    score lands on 455; the dump switched off counts as wrong only if the secret's whole dump
+    rule put back changes play too."""
+    if knob in COUPLED:
+        return [fit.Change(k, _value(secret, k)) for k in COUPLED]
+    section = knob.partition(".")[0]
+    return [fit.Change(f"{section}.{k}", v) for k, v in secret[section].items()]
 
 
 def about_the_mistake(mutant: str, knob: str) -> bool:

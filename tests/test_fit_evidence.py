@@ -227,6 +227,44 @@ def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> N
     assert 260 in candidates.values("auction.barrel_min_bid", None, read)
 
 
+def test_a_marriage_condition_is_read_from_a_holders_highest_bid_less_the_marriages_worth() -> None:
+    """On a grid of 25 a condition of 165 shows nowhere by itself (150 is offered without a
+    marriage, 175 not, under 160 or 170 alike); under a marriage ceiling a clubs holder's bids
+    up to 225 show it: 225 less the 60 the clubs marriage is worth. The reference read against
+    (a condition of 160 and clubs worth 60) stops at 200."""
+    read = candidates.Readings()
+    read.fresh({"S": 40, "C": 60, "D": 80, "H": 100})
+    bids = [f"bid {n}" for n in range(125, 250, 25)]
+    before = {"phase": "auction", "to_act": 1, "hands": [["AS"], ["KC", "QC", "9H"], ["AD"]]}
+    d = observe.Difference("c", 1, 3, "pass", "legal", "auction", "unexpected bid", [*bids[:-1], "pass"], [*bids, "pass"], before)
+    assert "auction.marriage_needed_above" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert 165 in candidates.values("auction.marriage_needed_above", 160, read)
+
+
+def test_the_stop_rule_reads_its_amounts_afresh_from_the_rules_it_checks() -> None:
+    """A maximum of 575 that two legal sets still show is crowded out of the few edges tried
+    by the amounts read under the search's earlier rules, unless those are forgotten first
+    (realistic seed 3, v28: fit stopped at 560)."""
+    def offered(top: int) -> observe.Difference:
+        return observe.Difference("c", 1, 3, "pass", "legal", "auction", "unexpected bid",
+                                  [f"bid {n}" for n in range(500, 560, 5)], [f"bid {n}" for n in range(500, top + 5, 5)],
+                                  {"phase": "auction"})
+
+    read = candidates.Readings()
+    for top in (540, 545, 550, 555) * 3:  # read under earlier rules
+        read.add_difference(offered(top))
+    read.fresh(everything=True)
+    read.add_difference(offered(575))
+    assert 575 in candidates.values("auction.max_bid", 560, read)
+    stale = candidates.Readings()
+    for top in (540, 545, 550, 555) * 3:
+        stale.add_difference(offered(top))
+    stale.fresh()
+    stale.add_difference(offered(575))
+    assert 575 not in candidates.values("auction.max_bid", 560, stale)
+
+
 def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
     """Bidding a step at a time, the legal sets offer only the next bid: a maximum of 305
     shows where a bid of 310 is refused as above the ceiling rather than as a jump, so 310

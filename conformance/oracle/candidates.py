@@ -84,6 +84,12 @@ class Readings:
     # lies above the one and at or below the other
     reached: dict[str, collections.Counter[int]] = field(default_factory=dict)
     passed: dict[str, int] = field(default_factory=dict)
+    # the marriage condition under a marriage ceiling, by the highest amount a marriage holder
+    # was offered less what the marriages held are worth under the rules read against: a
+    # condition of 165 shows nowhere on a grid of 25 (150 and 175 are offered or not either
+    # way) but as a clubs holder's bids up to 225
+    conditions: collections.Counter[int] = field(default_factory=collections.Counter)
+    worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
@@ -120,6 +126,21 @@ class Readings:
             if shown:
                 self.passed[knob] = max(self.passed.get(knob, max(shown)), max(shown))
 
+    def _add_condition(self, d: observe.Difference) -> None:
+        """The marriage condition a holder's highest offered amount shows (``conditions``)."""
+        before = d.before if isinstance(d.before, dict) else {}
+        hands, seat = before.get("hands"), before.get("to_act")
+        if not self.worths or not isinstance(hands, list) or not isinstance(seat, int) or not 0 <= seat < len(hands):
+            return
+        held = {str(c) for c in hands[seat]} if isinstance(hands[seat], list) else set()
+        worth = sum(points for suit, points in self.worths.items() if {"K" + suit, "Q" + suit} <= held)
+        if not worth:
+            return
+        for word in AMOUNT_WORDS:
+            offered = [a for a in (_amount(str(x)) for x in d.actual if str(x).startswith(word + " ")) if a is not None]
+            if offered and max(offered) - worth > 0:
+                self.conditions[max(offered) - worth] += 1
+
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
         it, and a step above the highest that played on past it."""
@@ -145,6 +166,8 @@ class Readings:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
                 elif knob not in STEP_KNOBS:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
+            if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
+                self._add_condition(d)
         amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
@@ -185,7 +208,8 @@ class Readings:
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         ranked = [n for n, _count in found.most_common(READINGS)]
-        for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
+        conditions = self.conditions if knob == "auction.marriage_needed_above" else collections.Counter()
+        for shown in (conditions, self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
                       self.refused.get(knob, collections.Counter())):
             ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
         return ranked
@@ -197,11 +221,21 @@ class Readings:
         shown = self.replaced.get(-current) if _integer(current) and current > 0 else None
         return collections.Counter({-n: count for n, count in shown.items() if n < 0}) if shown else None
 
-    def fresh(self) -> None:
+    def fresh(self, marriage_values: dict[str, Any] | None = None, everything: bool = False) -> None:
         """Forget the distances read under earlier rules: a gap is measured from the rules the
         reference played under, and one read before the marriage condition moved from 120 to
-        495 (375) says nothing about the four aces now."""
+        495 (375) says nothing about the four aces now. ``marriage_values``: the marriages'
+        points under the rules read against now (for ``conditions``). ``everything``: forget
+        all that was read from differences (the whole corpus is about to be read again under
+        the rules now): a maximum of 575 that two legal sets still show is otherwise crowded
+        out of the few edges tried by the amounts the search read under earlier rules."""
         self.gaps.clear()
+        self.conditions.clear()
+        if everything:
+            for by_knob in (self.edges, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
+                by_knob.clear()
+            self.numbers.clear()
+        self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
         """The marriage table the events showed (the commonest points per suit), over ``current``."""

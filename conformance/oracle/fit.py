@@ -525,7 +525,7 @@ class Fitter:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
         every combination where the product of the value lists is small, a beam otherwise."""
         sample = list(group.cases[:SAMPLE])
-        self.read.fresh()
+        self.read.fresh(rules["marriages"]["values"])
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
@@ -757,7 +757,7 @@ class Fitter:
         cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
-        self.read.fresh()
+        self.read.fresh(rules["marriages"]["values"], everything=True)
         for case_id, found in now.items():
             for d in found.differing:
                 self.read.add_difference(d)
