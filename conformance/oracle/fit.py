@@ -4,7 +4,9 @@ The implementation is observed once over the corpus cases of a profile P (keep-g
 legal set, reply and state, see ``observe``). The reference, run as a subprocess and fed a
 candidate rule set in ``match``, replays the same actions, and the two records are weighed
 observation by observation (``evidence``): a rule set's score is the implementation's
-observations it does not reproduce. Skipped, errored and unsupported steps are no evidence.
+observations it does not reproduce. Skipped, errored and unsupported steps are no evidence,
+nor is an observation where the implementation contradicts itself (set aside for the
+residual), and one downstream of a difference left proves no rule.
 
 The differing observations are grouped by the knobs spec/diagnosis.yaml says decide them
 (the bid legal set by the ceiling, the marriage condition, the maximum, the stop, the step,
@@ -14,7 +16,9 @@ the implementation's own replies (``candidates``); a group's best change is take
 lowers the score over every case without breaking a matching case; when none does, an
 earlier value may stand in for another knob's, and each change is tried with one earlier
 change of the group put back (and one more switch or small count it makes decide). Before it reports, fit
-checks that no single change of one knob to one of its values still does so.
+checks that no single change of one knob to one of its values still does so (setting right
+some observation not downstream of a difference left), then leaves out a change whose every
+observation is downstream.
 """
 
 from __future__ import annotations
