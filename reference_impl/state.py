@@ -486,11 +486,24 @@ class MatchState:
 
     def _may_pass(self, player: int) -> bool:
         """A pass is always legal once someone has bid; before that only where the opener may pass,
-        and never for the last player left when ``dealer_must_bid`` forces the dealer's bid."""
+        and never for the last player left when ``dealer_must_bid`` forces the dealer's bid; but
+        always for a player whose least bid the rules forbid (ruling 14: a player with no action
+        would halt the deal). Every limit is monotone: with the least bid forbidden, all are."""
         a = self.rules.auction
         if self.high_bid is not None:
             return True
-        return a.opener_may_pass and not (a.dealer_must_bid and sum(self.passed) == 2)
+        if a.opener_may_pass and not (a.dealer_must_bid and sum(self.passed) == 2):
+            return True
+        return self._bid_refusal(player, self._least_bid(player)) is not None
+
+    def _least_bid(self, player: int) -> int:
+        """The least amount the player may bid now: above the high bid, at least the barrel minimum."""
+        a = self.rules.auction
+        first = a.opening_bid if self.high_bid is None else self._next_on_grid(self.high_bid)
+        minimum = self._barrel_minimum(player)
+        while minimum is not None and first < minimum:
+            first = self._next_on_grid(first)
+        return first
 
     def _limit_top(self, hand: Mask) -> int:
         """The highest amount the marriage rule, the ceiling and ``max_bid`` allow on a hand."""
@@ -518,14 +531,12 @@ class MatchState:
 
     def _legal_bids(self, player: int) -> tuple[str, ...]:
         a = self.rules.auction
-        first = a.opening_bid if self.high_bid is None else self._next_on_grid(self.high_bid)
-        minimum = self._barrel_minimum(player)
-        while minimum is not None and first < minimum:
-            first = self._next_on_grid(first)
+        first = self._least_bid(player)
         passing = _PASS if self._may_pass(player) else ()
         if self._bid_refusal(player, first) is not None:
             return passing  # every limit is monotone: nothing higher is legal either
-        if a.raise_ == "one_step" or (self.high_bid is None and a.opening == "forced"):
+        # one step at a time raises a high bid; the first bid follows the opening (ruling 15)
+        if self.high_bid is None and a.opening == "forced" or self.high_bid is not None and a.raise_ == "one_step":
             return amount_actions(a, "bid", first, first) + passing
         top = self._limit_top(self.hands[player])
         if a.stop_at is not None and (self.high_bid is None or self.high_bid < a.stop_at):

@@ -100,6 +100,19 @@ def test_barrel_min_bid_spares_a_forced_opening_bid() -> None:
     assert state.legal_actions() == ["bid 100"]
 
 
+def test_an_opener_whose_least_bid_is_forbidden_may_pass() -> None:
+    """Ruling 14: the opener on the barrel must bid at least 130, and with no marriage may not
+    bid above 120 (seat 0 of PLAIN holds no king): with no bid left, the opener passes, where
+    classic's opener may not."""
+    match = {"scores": [880, 0, 0], "barrel": [{"on": True}, {"on": False}, {"on": False}]}
+    state = auction("classic", PLAIN, match=match, auction={"barrel_min_bid": 130})
+    assert state.legal_actions() == ["pass"]
+    state.apply("pass")
+    assert state.to_act == 1 and "bid 100" in state.legal_actions()
+    opener = auction("classic", PLAIN)
+    assert "pass" not in opener.legal_actions() and refusal(opener, "pass") == "opener_must_bid"
+
+
 @pytest.mark.parametrize(("reentry", "next_to_act"), [(False, 2), (True, 1)])
 def test_reentry(reentry: bool, next_to_act: int) -> None:
     state = auction("classic", auction={"reentry": reentry})
