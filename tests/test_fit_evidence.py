@@ -891,3 +891,48 @@ def test_a_value_that_sets_right_only_what_follows_a_difference_left_is_not_take
     assert set(fit.changed_knobs(polish, result.rules)) <= set(fit.changed_knobs(polish, variants.thaw(variants.resolve(str(path)).rules)))
     assert _value(result.rules, "play.last_trick_bonus") in (_value(variants.thaw(polish.rules), "play.last_trick_bonus"), 10)
     assert result.residual  # the undeclared marriages stay unexplained
+
+
+def test_what_follows_a_self_contradiction_is_set_aside_too() -> None:
+    """After a contract the engine's own legal set left out, the case plays on from a state
+    its rules cannot reach: every later observation is set aside with it."""
+    legal = ("contract 240", "contract 250")
+    impl = observe.CaseRecord("c", (
+        _step(0, None, None),
+        observe.StepRecord(1, 1, "contract 260", legal, observe.Reply(True), {"phase": "play"}),
+        observe.StepRecord(1, 2, "play AS", ("play AS",), observe.Reply(True), {"phase": "play", "trick_number": 1})))
+    assert evidence.contradicted(impl) == {(1, 1, "reply"), (1, 1, "state.phase"),
+                                           (1, 2, "reply"), (1, 2, "legal"), (1, 2, "state.phase"), (1, 2, "state.trick_number")}
+    assert evidence.contradicted(observe.CaseRecord("c", (_step(0, None, None),))) == frozenset()
+
+
+CAPPED_AT_250 = """\
+profile: {name}
+title: Polish capped at 250, contracts by the maximum only
+status: draft
+summary: No marriage ceiling, a marriage condition of 240, a maximum of 250, contracts capped by the maximum only.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table caps bids by the maximum and the marriage condition only."}}
+    marriage_needed_above: {{value: 240, ruling: "The test table asks for a marriage above 240."}}
+    max_bid: {{value: 250, ruling: "The test table caps every bid and contract at 250."}}
+  talon:
+    contract_ceiling: {{value: none, ruling: "The test table caps a raised contract by the maximum only."}}
+"""
+
+
+def test_a_stand_in_for_a_bug_is_searched_again_from_its_knob_put_back(tmp_path: Path) -> None:
+    """An engine capping bids and contracts at 250 that still takes a raised contract above its
+    own legal set (mutant contract-raise-unchecked). A stop at 250 stood in for the maximum, a
+    maximum of 260 then made the reference take the contract of 260, and the contract ceiling
+    was never switched off (157 cases left, realistic seed 3 v10). With what follows the
+    engine's contradiction set aside and the search run again from no stop, the table's
+    maximum and contract ceiling are fitted and only the contradictions are left."""
+    path = _house(tmp_path, CAPPED_AT_250, "capped-at-250")
+    command = [sys.executable, "-m", "mutants.serve", "--rules", str(path), "contract-raise-unchecked"]
+    result, _fitter = _fit("polish", command)
+    assert (result.rules["auction"]["max_bid"], result.rules["auction"]["stop_at"]) == (250, None)
+    assert result.rules["talon"]["contract_ceiling"] == "none"
+    assert result.residual and all(e.set_aside for c, e in result.weighed.items() if c in result.residual)

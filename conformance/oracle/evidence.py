@@ -160,6 +160,20 @@ def self_contradictions(record: observe.CaseRecord) -> list[tuple[tuple[Key, ...
     return found
 
 
+def contradicted(record: observe.CaseRecord) -> frozenset[Key]:
+    """What is set aside of a record: the observations of its first self-contradiction and
+    every observation after it. Once the engine has taken a contract its own legal set left
+    out, the rest of the case plays from a state its own rules cannot reach, so no rule is
+    shown by it either."""
+    found = self_contradictions(record)
+    if not found:
+        return frozenset()
+    first = found[0][0]
+    at = _position(first[0])
+    later = [key for step in record.steps if (step.deal, step.step) > at[:2] for key in _observations(step)]
+    return frozenset((*first, *later))
+
+
 def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, partial: Partial = Partial(),
           unreached: int = 0, contradicted: frozenset[Key] = frozenset()) -> Evidence:
     """The implementation's observations the reference reproduces and those it does not.

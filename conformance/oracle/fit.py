@@ -241,8 +241,7 @@ class Fitter:
             cut, after = evidence.shown(record, self.partial)
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
-            self.contradicted[record.case_id] = frozenset(key for keys, _what in evidence.self_contradictions(record)
-                                                          for key in keys)
+            self.contradicted[record.case_id] = evidence.contradicted(record)
         self.read = candidates.readings(cut for cut, _after in self.shown.values())
         self.timing["observing the implementation"] = time.monotonic() - started
 
@@ -398,8 +397,31 @@ class Fitter:
                 if best is None:
                     shown = self._shown_at_edges(rules, group, ids)
                     best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
+                if best is None:
+                    best = self._best_over_all(rules, self._restarted(rules, group), ids)
             if best is not None:
                 rules, found = self._accept(rules, best, ids, accepted), True
+
+    def _restarted(self, rules: Rules, group: Group) -> list[tuple[Change, ...]]:
+        """The group's joint search run again from the rules with one earlier change of its
+        knobs put back, each change found taken with that knob put back. A stand-in can hide
+        what the right values would show: under a stop at 250 standing in for a maximum of
+        250, the contract's ceiling switched off raises every contract to the 260 the stop
+        needed beside it, and only from no stop does the maximum of 250 with no contract
+        ceiling show as the engine's rule."""
+        base = variants.thaw(self.profile.rules)
+        found: dict[str, tuple[Change, ...]] = {}
+        for knob in (k for k in changed_knobs(self.profile, rules) if k in group.knobs):
+            back = Change(knob, _value_in(base, knob))
+            start = set_knob(rules, [back])
+            if not self.consistent(start):
+                continue
+            self.progress(f"searching {', '.join(group.knobs[:4])} again from {knob} put back")
+            for cand in self._joint(start, group):
+                whole = (back, *(c for c in cand if c.knob != knob))
+                if self.consistent(set_knob(rules, whole)):
+                    found.setdefault(_key(whole), whole)
+        return list(found.values())
 
     def _undoing(self, rules: Rules, group: Group, proposed: Sequence[tuple[Change, ...]]) -> list[tuple[Change, ...]]:
         """The proposed changes, each with one earlier change of the group's knobs put back to
@@ -618,7 +640,8 @@ class Fitter:
                 frontier += [c for _s, c in found if c not in frontier and isinstance(c[-1].value, (str, bool))]
         return scored
 
-    def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str]) -> tuple[Change, ...] | None:
+    def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str],
+                       weights: tuple[float, ...] = (math.inf, BROKEN_WEIGHT)) -> tuple[Change, ...] | None:
         """Of the proposed changes that make more observations match over every case while
         breaking no matching case, the one that makes most match (the first of equals: best on
         the sample first), else the same of those that break some but fix far more, with every
@@ -634,7 +657,7 @@ class Fitter:
             return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, weight=weight,
                                need=need, closer=need == 1)
 
-        for weight in (math.inf, BROKEN_WEIGHT):
+        for weight in weights:
             best: tuple[Change, ...] = ()
             fixed = 0
             for cand in proposed:
