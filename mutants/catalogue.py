@@ -155,7 +155,9 @@ def _must_beat_not_on_trump_lead() -> list[Patch]:
     return [wrap(MatchState, "_allowed_cards", make)]
 
 
-@mutant("must-beat-a-trumped-trick", "still makes a follower beat the suit led after the trick is trumped", "play.must_beat")
+# the mistake is the rule play.beat_after_trump writes down, given where the rules say otherwise
+@mutant("must-beat-a-trumped-trick", "still makes a follower beat the suit led after the trick is trumped", "play.must_beat",
+        "play.beat_after_trump")
 def _must_beat_trumped() -> list[Patch]:
     def make(original: Callable[[MatchState, Mask], Mask]) -> Any:
         def allowed(self: MatchState, hand: Mask) -> Mask:

@@ -936,3 +936,42 @@ def test_a_stand_in_for_a_bug_is_searched_again_from_its_knob_put_back(tmp_path:
     assert (result.rules["auction"]["max_bid"], result.rules["auction"]["stop_at"]) == (250, None)
     assert result.rules["talon"]["contract_ceiling"] == "none"
     assert result.residual and all(e.set_aside for c, e in result.weighed.items() if c in result.residual)
+
+
+def test_a_least_bid_above_every_bid_is_read_where_none_is_offered() -> None:
+    """A least bid on the barrel of 240 over a maximum of 140 shows only as a player on the
+    barrel offered no bid at all: the amount above the reference's highest is tried."""
+    read = candidates.Readings()
+    d = observe.Difference("c", 1, 2, "pass", "legal", "auction", "missing bid",
+                           [f"bid {n}" for n in range(105, 145, 5)] + ["pass"], ["pass"], {"phase": "auction"})
+    assert "auction.barrel_min_bid" in evidence.deciding_knobs(d)
+    read.add_difference(d)
+    assert candidates.values("auction.barrel_min_bid", None, read)[0] == 145
+
+
+HIGH_OPENING_TABLE = """\
+profile: {name}
+title: Classic opening at 305 under a marriage ceiling
+status: draft
+summary: Every bid needs a marriage and is capped by the marriages held.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    opening_bid: {{value: 305, ruling: "The test table opens at 305."}}
+    marriage_needed_above: {{value: 265, ruling: "The test table asks for a marriage above 265, so for every bid."}}
+    ceiling: {{value: marriages_held, ruling: "The test table caps a bid at 265 and the marriages held."}}
+    max_bid: {{value: 445, ruling: "The test table caps every bid at 445."}}
+"""
+
+
+def test_a_marriage_ceiling_is_found_with_the_condition_its_holders_show(tmp_path: Path) -> None:
+    """Bids from 305, each capped at 265 and the marriages held: a spades holder is offered
+    305 only, a hearts holder up to 365. The condition of 265 does badly alone (it asks every
+    bidder for a marriage under no ceiling); the beam carries it as a reading to the ceiling's
+    side (realistic seed 4, v6: the parent stopped at a maximum of 345 with 29 cases left)."""
+    path = _house(tmp_path, HIGH_OPENING_TABLE, "high-opening")
+    result, _fitter = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)])
+    auction = result.rules["auction"]
+    assert (auction["opening_bid"], auction["marriage_needed_above"], auction["ceiling"]) == (305, 265, "marriages_held")
+    assert result.residual == {}

@@ -89,6 +89,8 @@ class Readings:
     # condition of 165 shows nowhere on a grid of 25 (150 and 175 are offered or not either
     # way) but as a clubs holder's bids up to 225
     conditions: collections.Counter[int] = field(default_factory=collections.Counter)
+    # by amount knob deciding a differing legal set: ``above_all`` (tried first)
+    above: dict[str, collections.Counter[int]] = field(default_factory=dict)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
@@ -160,10 +162,11 @@ class Readings:
 
     def add_difference(self, d: observe.Difference) -> None:
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
-            read, apart = edges(d.expected, d.actual), _gaps(d.expected, d.actual)
+            read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
+                    self.above.setdefault(knob, collections.Counter()).update(above)
                 elif knob not in STEP_KNOBS:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
@@ -207,9 +210,12 @@ class Readings:
                             self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
-        ranked = [n for n, _count in found.most_common(READINGS)]
-        conditions = self.conditions if knob == "auction.marriage_needed_above" else collections.Counter()
-        for shown in (conditions, self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
+        # a marriage condition read from the holders' highest bids first: the commonest amounts
+        # are the opening bid and the maximum
+        ranked = [n for n, _count in self.conditions.most_common(EDGES)] if knob == "auction.marriage_needed_above" else []
+        ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(EDGES) if n not in ranked]
+        ranked += [n for n, _count in found.most_common(READINGS) if n not in ranked]
+        for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
                       self.refused.get(knob, collections.Counter())):
             ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
         return ranked
@@ -232,7 +238,7 @@ class Readings:
         self.gaps.clear()
         self.conditions.clear()
         if everything:
-            for by_knob in (self.edges, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
+            for by_knob in (self.edges, self.above, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
                 by_knob.clear()
             self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
@@ -255,6 +261,20 @@ def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter
         for amounts in (mine, theirs ^ mine):
             if amounts:
                 read.update({min(amounts), max(amounts)})
+
+    return read
+
+
+def above_all(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+    """Per bid or contract word the implementation offered none of where the reference offered
+    some, the next amount above the reference's highest: a least bid on the barrel of 240
+    over a maximum of 140 shows only as a player on the barrel offered no bid at all."""
+    read: collections.Counter[int] = collections.Counter()
+    for word in AMOUNT_WORDS:
+        theirs, mine = ([a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None]
+                        for legal in (expected, actual))
+        if theirs and not mine:
+            read[max(theirs) + CONTRACT_STEP] += 1
     return read
 
 

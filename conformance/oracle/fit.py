@@ -64,6 +64,7 @@ CHUNK = 16  # cases replayed between two looks at whether a change already lost 
 REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, each scored
 TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
+CARRIED = 2  # and a number's first values (its readings), whatever they did alone
 Rules = dict[str, dict[str, Any]]
 
 
@@ -615,6 +616,11 @@ class Fitter:
                                 continue
                         else:
                             kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
+                            # and a number's first readings: a marriage condition read from a
+                            # holder's highest bid does badly alone, and is the one a marriage
+                            # ceiling needs beside it
+                            if "integer" in candidates.kinds(knob):
+                                kept += [v for v in values[:CARRIED] if v not in kept]
                             values = [v for v in values if v in kept]
                     for value in values:
                         cand = (*changes, Change(knob, value))
