@@ -24,17 +24,18 @@ import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
-from . import playout
+from . import expected, playout
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
-EXTENSIONS = ["batch", "playout"]  # declared in the start reply (docs/protocol.md "Extensions")
+EXTENSIONS = ["batch", "playout", "expectations"]  # declared in the start reply (docs/protocol.md "Extensions")
 BATCHED = ("match", "deal", "legal", "apply", "state")  # the commands a batch may carry
 ENDED = ("deal_over", "match_over")  # a playout stops at these phases
 MAX_ACTIONS = 1000  # the most actions one playout may be asked to choose
 MAX_DOCUMENTS = 256  # rules kept by document key, the least recently used dropped first
+MAX_EXPECTATIONS = 1024  # expectations kept by key, likewise (a corpus holds about a thousand cases)
 # What ``start`` declares: "any", or the list of profiles given with --declare (an engine that
 # plays a few named rule sets declares them so; two of the public adapters do).
 DECLARED: str | list[str] = "any"
@@ -128,6 +129,7 @@ class Server:
         self.state: MatchState | None = None
         self.stopped = False
         self.documents: collections.OrderedDict[str, Rules] = collections.OrderedDict()
+        self.expectations: collections.OrderedDict[str, expected.Expectation] = collections.OrderedDict()
         self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
             "start": self.start,
             "match": self.match,
@@ -139,6 +141,7 @@ class Server:
             "playout": self.playout,
             "stop": self.stop,
         }
+        self.batched = {name: self.handlers[name] for name in BATCHED}  # what a batch may carry
 
     def handle_line(self, line: str | bytes) -> dict[str, Any]:
         """The reply to one request line (text, or bytes decoded here as UTF-8)."""
@@ -159,10 +162,8 @@ class Server:
             return {"errored": {"message": f"unknown cmd {_excerpt(command)}: expected one of {known}"}}
         try:
             return handler(request)
-        except (ProtocolError, EngineError) as exc:
-            return {"errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
         except Exception as exc:  # noqa: BLE001 - the server must answer, never crash
-            return {"errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
+            return _errored(exc)
 
     @staticmethod
     def _seq_anyway(line: str | bytes) -> int | None:
@@ -230,34 +231,93 @@ class Server:
         state = self._match()
         if "action" not in request:
             raise ProtocolError("apply: expected 'action', an action string")
-        try:
-            events = state.apply(request["action"])
-        except RefusedActionError as exc:
-            return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
-        return {"ok": True, "events": events}
+        return _applied(state, request["action"])
 
     def observe(self, request: Mapping[str, Any]) -> dict[str, Any]:
         return {"state": self._match().observation()}
 
     def batch(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Every request of ``requests`` in order, their replies in one list; the first
-        ``errored`` reply is the last (nothing after it is carried out). With ``states:
-        "changes"`` a ``state`` reply after the first holds only the fields whose value differs
-        from the previous state reply of the batch, as ``{"changes": {...}}``."""
+        """Every request of ``requests`` in order, then those of the expectation it names, their
+        replies in one list; the first ``errored`` reply is the last (nothing after it is carried
+        out). With ``states: "changes"`` a ``state`` reply after the first holds only the fields
+        whose value differs from the previous state reply of the batch, as ``{"changes": {...}}``.
+        A reply exactly as the expectation expects it is counted instead (``_Replies.met``)."""
         requests = request.get("requests")
         if not isinstance(requests, list):
             raise ProtocolError(f"batch: expected 'requests', a list of requests, got {_excerpt(requests)}")
         replies = _Replies(request, "batch")
-        handlers = {name: self.handlers[name] for name in BATCHED}
-        for item in requests:
+        expectation = self._expectation(request, replies.changes)  # checked before anything is carried out
+        if self._carry_out(requests, None, replies) and expectation is not None:
+            self._carry_out_kept(expectation, replies)
+        return {"replies": replies.finish()}
+
+    def _carry_out_kept(self, kept: expected.Expectation, replies: _Replies) -> None:
+        """The requests of an expectation, as ``_carry_out`` carries them out; those of a step
+        (legal, apply, state) go to the engine directly, read once when it was kept (a step's
+        request is otherwise looked up and dispatched again at every replay)."""
+        wanted, kinds = kept.expected, kept.kinds
+        for index, request in enumerate(kept.requests):
+            state, kind, want = self.state, kinds[index], wanted[index]
+            if state is None or kind is expected.OTHER:
+                if not self._carry_out([request], [want], replies):
+                    return
+                continue
+            if kind is expected.STATE:
+                replies.add_state(state, want)
+                continue
+            try:
+                reply = {"actions": state.legal_actions()} if kind is expected.LEGAL else _applied(state, request["action"])
+            except Exception as exc:  # noqa: BLE001 - as _answer: the server must answer, never crash
+                reply = _errored(exc)
+            if want is not None and "errored" not in reply and expected.met(reply, want):
+                replies.met()
+            elif not replies.add(reply):
+                return
+
+    def _carry_out(self, requests: list[Any], wanted: list[expected.Expected | None] | None, replies: _Replies) -> bool:
+        """Carry out batched requests, each reply added (or counted, where exactly the one
+        ``wanted`` at its place); False once one is ``errored`` (the batch ends there)."""
+        handlers = self.batched
+        for index, item in enumerate(requests):
             if not isinstance(item, dict):
                 replies.add({"errored": {"message": "batch: a request must be an object"}})
-                break
+                return False
+            want = wanted[index] if wanted is not None else None
             if item.get("cmd") == "state" and self.state is not None:
-                replies.add_state(self.state)
-            elif not replies.add(self._answer(item, handlers)):
-                break
-        return {"replies": replies.replies}
+                replies.add_state(self.state, want)
+                continue
+            reply = self._answer(item, handlers)
+            if want is not None and "errored" not in reply and expected.met(reply, want):
+                replies.met()
+            elif not replies.add(reply):
+                return False
+        return True
+
+    def _expectation(self, request: Mapping[str, Any], changes: bool) -> expected.Expectation | None:
+        """The expectation a batch names by ``expectation_key``: the one it carries (then kept
+        under the key, the least recently used of MAX_EXPECTATIONS dropped), else the one kept."""
+        key, given = request.get("expectation_key"), request.get("expectation")
+        if key is None:
+            if given is not None:
+                raise ProtocolError("batch: an 'expectation' needs an 'expectation_key' to be kept under")
+            return None
+        if not isinstance(key, str):
+            raise ProtocolError(f"batch: 'expectation_key' must be a string, got {_excerpt(key)}")
+        if given is None:
+            kept = self.expectations.get(key)
+            if kept is None:
+                raise ProtocolError(f"batch: unknown expectation_key {_excerpt(key)}: send the expectation with it first")
+            self.expectations.move_to_end(key)
+            return kept
+        try:
+            kept = expected.read(given, changes)
+        except expected.ExpectationError as exc:
+            raise ProtocolError(str(exc)) from None
+        self.expectations[key] = kept
+        self.expectations.move_to_end(key)
+        while len(self.expectations) > MAX_EXPECTATIONS:
+            self.expectations.popitem(last=False)
+        return kept
 
     def playout(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The ``playout`` extension: ``deal`` dealt, then actions chosen by the rule of
@@ -297,11 +357,27 @@ class Server:
                 observed.update(replies.add_state(state))
                 legal = state.legal_actions()
                 replies.add({"actions": legal})
-        return {"actions": actions, "replies": replies.replies}
+        return {"actions": actions, "replies": replies.finish()}
 
     def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self.stopped = True
         return {"ok": True}
+
+
+def _applied(state: MatchState, action: Any) -> dict[str, Any]:
+    """The reply to ``apply``: the events, or the refusal (the state unchanged)."""
+    try:
+        events = state.apply(action)
+    except RefusedActionError as exc:
+        return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+    return {"ok": True, "events": events}
+
+
+def _errored(exc: Exception) -> dict[str, Any]:
+    """The ``errored`` reply to a request that raised ``exc``."""
+    if isinstance(exc, (ProtocolError, EngineError)):
+        return {"errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
+    return {"errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
 
 
 def _plan(position: Any, free: playout.Chooser) -> playout.Plan:
@@ -328,35 +404,55 @@ def _is_step(step: Any) -> bool:
 
 class _Replies:
     """The replies of a ``batch`` or ``playout``, state replies after the first as their
-    changed fields only when the request asks for ``states: "changes"``."""
+    changed fields only when the request asks for ``states: "changes"``; a run of replies
+    exactly as expected is one count (the expectations extension)."""
 
     def __init__(self, request: Mapping[str, Any], command: str) -> None:
         mode = request.get("states", "full")
         if mode not in ("full", "changes"):
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
-        self.replies: list[dict[str, Any]] = []
+        self.replies: list[dict[str, Any] | int] = []
         self.previous: dict[str, Any] | None = None  # the previous state reply's observation
+        self.run = 0  # replies exactly as expected since the last one written
 
     def add(self, reply: dict[str, Any]) -> bool:
         """Keep ``reply`` (not a state's: see ``add_state``); False when it is ``errored`` (the last one)."""
+        if self.run:
+            self.replies.append(self.run)
+            self.run = 0
         self.replies.append(reply)
         return "errored" not in reply
 
-    def add_state(self, state: MatchState) -> dict[str, Any]:
+    def met(self) -> None:
+        """Count a reply exactly as expected instead of writing it."""
+        self.run += 1
+
+    def finish(self) -> list[dict[str, Any] | int]:
+        """The replies, the last run of expected ones counted."""
+        if self.run:
+            self.replies.append(self.run)
+            self.run = 0
+        return self.replies
+
+    def add_state(self, state: MatchState, wanted: expected.Expected | None = None) -> dict[str, Any]:
         """Keep the reply to a ``state`` request: the observation, or after the first with
-        ``states: "changes"`` its fields that differ from the previous state reply's. Returns
-        the fields the reply holds."""
+        ``states: "changes"`` its fields that differ from the previous state reply's; counted
+        when exactly ``wanted``. Returns the fields the reply holds (all of them when counted)."""
         observed = state.observation()
+        if wanted is not None and expected.written(observed) == wanted.written:
+            self.previous = observed
+            self.met()
+            return observed
         if not self.changes:
-            self.replies.append({"state": observed})
+            self.add({"state": observed})
             return observed
         previous, self.previous = self.previous, observed
         if previous is None:
-            self.replies.append({"state": observed})
+            self.add({"state": observed})
             return observed
         fields = {name: value for name, value in observed.items() if previous[name] != value}
-        self.replies.append({"changes": fields})
+        self.add({"changes": fields})
         return fields
 
 

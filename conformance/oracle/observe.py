@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
-from conformance.oracle import batch
+from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
 from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
                                         START_FAILURES_BEFORE_GIVING_UP, START_GRACE,
@@ -137,6 +137,7 @@ class Observer:
         self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
         self.batch = False  # it declares the batch extension: a case goes in one request
+        self.expects = False  # it declares expectations: a batch may name the replies expected
         self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
         self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
@@ -179,6 +180,7 @@ class Observer:
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
             self.batch = batch.offered(reply)
+            self.expects = self.batch and expectation.offered(reply)
         return self.impl
 
     def kill(self) -> None:
@@ -277,17 +279,22 @@ class Observer:
     trusted_replies = False  # the reference's batch replies are neither clipped nor bounded again
 
     def observe(self, case: Transcript, profile: str, document: dict[str, Any],
-                known: Container[bytes] = ()) -> CaseRecord:
+                known: Container[bytes] = (), expected: CaseRecord | None = None) -> CaseRecord:
         """The record of one case; never raises for what the implementation does. The
         requests of a step (legal, apply, state) are written at once. ``known``: the sources
         (``CaseRecord.source``) of records of this case the caller holds already; a reply
-        with one of them is not read again, and its record comes back without steps, ended ``KNOWN``."""
+        with one of them is not read again, and its record comes back without steps, ended
+        ``KNOWN``. ``expected``: the record this one will be weighed against (the trusted
+        reference only, where it declares expectations): its replies are sent as the
+        expectation of the case, and where the reference's are exactly those, the record
+        takes them (the very step records where a whole step is as expected)."""
         steps: list[StepRecord] = []
         ended = "complete"
         timed_out = False
         try:
             if self.trusted_replies and self._started() is not None and self.batch:
-                ended, source = self._whole_case(case, profile, document, steps, known)
+                wanted = _expectation(case, expected) if expected is not None and self.expects else None
+                ended, source = self._whole_case(case, profile, document, steps, known, wanted)
                 self.timeouts_in_a_row = 0
                 return CaseRecord(case.id, tuple(steps), ended, source)
             # The requests in order, cut after each step: the next step is only sent once this
@@ -324,30 +331,38 @@ class Observer:
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
-    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any],
-                    steps: list[StepRecord], known: Container[bytes] = ()) -> tuple[str, bytes]:
+    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord],
+                    known: Container[bytes] = (), wanted: expectation.Expectation | None = None) -> tuple[str, bytes]:
         """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
         replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
         reply is judged (skipped, errored) only when taken, states rebuilt from their
         changes, an unchanged field's value the very object of the step before. Returns
         how the record ends (complete, left_transcript) and its source (``_source``); a
-        source in ``known`` is not read into steps (``KNOWN``)."""
-        match = self.match_request(profile, document, case.match)
-        answer = batch.sent(self._started(), (), built=batch.case_request(self._started(), match, _tail(case)))
-        if "errored" in answer.reply or "skipped" in answer.reply:
-            _check("batch", answer.reply)
-        if known and (source := self._source(answer)) in known:
+        source in ``known`` is not read into steps (``KNOWN``). ``wanted``: the expectation
+        the batch names; a reply counted as expected is its step's value there."""
+        answer = self._case_answer(case, profile, document, wanted)
+        if known and (source := self._source(answer, wanted)) in known:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
         replies = answer.reply.get("replies")
-        if not isinstance(replies, list) or not set(map(type, replies)) <= {dict}:
+        if not isinstance(replies, list):
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        if wanted is not None:
+            replies = expectation.expanded(replies, wanted, 1)
+        elif not set(map(type, replies)) <= {dict}:
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
         count = len(replies)
+        mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
 
-        def taken(at: int, command: str) -> dict[str, Any]:
+        def taken(at: int, command: str) -> Any:
+            """The reply at ``at`` (MET where it was as expected)."""
             if at >= count:
                 wanted = 1 + sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
                 raise ProtocolFailure(f"batch reply: {count} replies to {wanted} requests, and no errored one last")
-            reply: dict[str, Any] = replies[at]
+            reply: Any = replies[at]
+            if reply is expectation.MET:
+                return reply
+            if not isinstance(reply, dict):
+                raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects and counts")
             if "errored" in reply or "skipped" in reply:
                 _check(command, reply)
             return reply
@@ -355,12 +370,17 @@ class Observer:
         state: dict[str, Any] | None = None
         shown: dict[str, Any] | None = None  # the state of the record's last step
 
-        def observed(at: int) -> tuple[dict[str, Any], frozenset[str] | None]:
+        def observed(at: int, expected: StepRecord | None) -> tuple[dict[str, Any], frozenset[str] | None]:
             """The state a reply shows, and the fields that changed since the last step's (None: any)."""
             nonlocal state, shown
             reply = taken(at, "state")
             changed: frozenset[str] | None = None
-            if "changes" in reply:
+            if reply is expectation.MET:
+                assert expected is not None  # a count covers only places where a reply was expected
+                before = mine[len(steps) - 1].state if steps else None  # the expected step before's
+                changed = expected.changed if shown is before and before is not None else None
+                state = shown = expected.state
+            elif "changes" in reply:
                 changes = reply["changes"]
                 if state is None or not isinstance(changes, dict):
                     raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
@@ -374,30 +394,69 @@ class Observer:
                 shown = full if isinstance(full, dict) else {}
             return shown, changed
 
+        def step(number: int, index: int, action: str | None, at: int) -> StepRecord:
+            """The record's next step from the replies from ``at`` on (legal, apply, state; the
+            deal's: deal, state): the expected step itself where all were as expected and it
+            follows the step before as in the expected record."""
+            expected = mine[len(steps)] if len(steps) < len(mine) else None
+            legal: tuple[str, ...] | None = None
+            if index:
+                said = taken(at, "legal")
+                legal = expected.legal if said is expectation.MET and expected is not None else _legal(said)
+                at += 1
+            said = taken(at, "deal" if index == 0 else "apply")
+            reply = self.told(expected.reply if said is expectation.MET and expected is not None else _reply(said))
+            shows, changed = observed(at + 1, expected)
+            if (expected is not None and legal is expected.legal and reply is expected.reply and shows is expected.state
+                    and changed == expected.changed):
+                return expected
+            return StepRecord(number, index, action, legal, reply, shows, changed)
+
         taken(0, "match")
         at = 1
+        asked = 1 + wanted.requests if wanted is not None else None  # the requests sent, when not all the case's
         for number, deal in enumerate(case.deals, start=1):
-            dealt = _reply(taken(at, "deal"))
-            steps.append(StepRecord(number, 0, None, None, dealt, *observed(at + 1)))
+            if asked is not None and at >= asked:
+                return expectation.ENOUGH, self._source(answer, wanted)
+            steps.append(step(number, 0, None, at))
             at += 2
             for index, scripted in enumerate(deal["steps"], start=1):
-                legal = _legal(taken(at, "legal"))
-                reply = self.told(_reply(taken(at + 1, "apply")))
-                steps.append(StepRecord(number, index, scripted["action"], legal, reply, *observed(at + 2)))
+                if asked is not None and at >= asked:
+                    return expectation.ENOUGH, self._source(answer, wanted)
+                steps.append(step(number, index, scripted["action"], at))
                 at += 3
-                if reply.accepted == ("refused" in scripted):
-                    return "left_transcript", self._source(answer)
-        return "complete", self._source(answer)
+                if steps[-1].reply.accepted == ("refused" in scripted):
+                    return "left_transcript", self._source(answer, wanted)
+        return "complete", self._source(answer, wanted)
 
-    def _source(self, answer: Answer) -> bytes:
-        """A digest of the batch reply's line after its seq, and of whether refusals are told
-        with their reasons: all a record read from it depends on besides its case. Empty for
-        a line that does not start with its seq (then nothing is known to be the same)."""
+    def _case_answer(self, case: Transcript, profile: str, document: dict[str, Any],
+                     wanted: expectation.Expectation | None) -> Answer:
+        """The reply to the batch of a whole case (its ``errored`` or ``skipped`` raised). A
+        batch that named an expectation without sending it and failed whole (the process
+        dropped it) is sent once more with the expectation."""
+        impl = self._started()
+        match = self.match_request(profile, document, case.match)
+        named = expectation.named(impl, wanted) if wanted is not None else None
+        answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+        if named is not None and "expectation" not in named and "errored" in answer.reply:
+            named = expectation.named(impl, wanted) if wanted is not None else None  # forgotten by batch.sent
+            answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+        if "errored" in answer.reply or "skipped" in answer.reply:
+            _check("batch", answer.reply)
+        return answer
+
+    def _source(self, answer: Answer, wanted: expectation.Expectation | None = None) -> bytes:
+        """A digest of the batch reply's line after its seq, of whether refusals are told
+        with their reasons and of the expectation named: all a record read from it depends
+        on besides its case. Empty for a line that does not start with its seq (then nothing
+        is known to be the same)."""
         head = b'{"seq":%d,' % answer.reply["seq"]
         if not answer.line.startswith(head):
             return b""
         digest = hashlib.blake2b(answer.line[len(head):], digest_size=16)
         digest.update(b"reasons" if self.reasons else b"no reasons")
+        if wanted is not None:
+            digest.update(b" expecting " + wanted.key.encode())
         return digest.digest()
 
     def batched(self, requests: Sequence[Request], answer: Answer | None = None) -> Iterator[dict[str, Any]]:
@@ -460,6 +519,21 @@ def _tail(case: Transcript) -> str:
     if len(_case_texts) < CASE_TEXTS_KEPT:
         _case_texts[id(case)] = (case, text)  # held: its id is not reused
     return text
+
+
+_expectations: dict[int, tuple[CaseRecord, expectation.Expectation | None]] = {}
+
+
+def _expectation(case: Transcript, record: CaseRecord) -> expectation.Expectation | None:
+    """The expectation of a case's replays from the record they are weighed against, written
+    once per record (fit weighs every replay of a case against the same one)."""
+    kept = _expectations.get(id(record))
+    if kept is not None and kept[0] is record:
+        return kept[1]
+    written = expectation.written(case.deals, batch.case_requests(case.deals), record)
+    if len(_expectations) < CASE_TEXTS_KEPT:
+        _expectations[id(record)] = (record, written)  # held: its id is not reused
+    return written
 
 
 class Skipped(Exception):
@@ -615,6 +689,15 @@ class Verdicts:
         self.fields: dict[str, tuple[Any, Any, StateRows]] = {}  # field -> (expected value, actual value, its rows)
         self.differing: set[str] = set()  # the fields with rows
 
+    @classmethod
+    def agreeing(cls, state: dict[str, Any]) -> Verdicts:
+        """The verdicts of a state compared with itself: no field differs. Only for a state
+        that the reference showed exactly as the implementation (``equal`` on a value and the
+        value itself fails only for a NaN, which no reply the reference matched holds)."""
+        verdicts = cls()
+        verdicts.fields = {key: (value, value, []) for key, value in state.items()}
+        return verdicts
+
     def judge(self, key: str, want: Any, got: Any) -> None:
         """The rows of one field: those of the step before when its values on both sides are
         the very objects compared then (a record built from state changes keeps an unchanged
@@ -708,8 +791,15 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
     phase = "deal"
     before: dict[str, Any] | None = None
     verdicts: Verdicts | None = None
+    agreed: dict[str, Any] | None = None  # the state of the last step the two records share
     for want, got in zip(expected.steps, actual.steps):
         phase = "deal" if want.step == 0 else phase
+        if want is got:  # the very same step on both sides (an expectation met): nothing in it differs
+            agreed, verdicts, before = want.state, None, want.state
+            phase = str(want.state.get("phase", phase))
+            continue
+        if agreed is not None:  # the next step is judged against the shared one's verdicts: all agree
+            verdicts, agreed = Verdicts.agreeing(agreed), None
 
         def add(kind: str, detail: str, wanted: Any, seen: Any) -> None:
             found.append(Difference(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen,
