@@ -32,20 +32,23 @@ class ExpectationError(ValueError):
 @dataclass(frozen=True)
 class Expected:
     """A reply expected, as ``written`` writes it; a legal set also as its list of strings
-    (two lists of strings that are ``==`` are the same JSON value: nothing to write)."""
+    (two lists of strings that are ``==`` are the same JSON value: nothing to write), an
+    acceptance ``{"ok": true, "events": [...]}`` also as its events written."""
 
     written: bytes
     actions: list[str] | None = None
+    events: bytes | None = None
 
 
 @dataclass(frozen=True)
 class Expectation:
-    """The requests of a case after its match, the reply expected of each (or None), and
-    what each request is (LEGAL, STATE, APPLY with a string action, or OTHER)."""
+    """The requests of a case after its match and the reply expected of each (or None);
+    ``steps`` has them as the server carries them out: (what the request is, its action for
+    APPLY or the request itself for OTHER, the reply expected)."""
 
     requests: list[dict[str, Any]]
     expected: list[Expected | None]
-    kinds: list[str]
+    steps: list[tuple[str, Any, Expected | None]]
 
 
 def written(value: Any) -> bytes | None:
@@ -83,7 +86,9 @@ def read(value: Any, changes: bool) -> Expectation:
             expected.append(Expected(marshal.dumps(last, 0)))
         else:
             expected.append(_reply(reply))
-    return Expectation(requests, expected, kinds)
+    steps = [(kind, request.get("action") if kind == APPLY else request, want)
+             for kind, request, want in zip(kinds, requests, expected)]
+    return Expectation(requests, expected, steps)
 
 
 def _kind(request: dict[str, Any]) -> str:
@@ -108,9 +113,11 @@ def _state(reply: dict[str, Any], last: dict[str, Any] | None, changes: bool) ->
 
 
 def _reply(reply: dict[str, Any]) -> Expected:
-    actions = reply.get("actions")
+    actions, events = reply.get("actions"), reply.get("events")
     if isinstance(actions, list) and len(reply) == 1 and all(type(action) is str for action in actions):
         return Expected(marshal.dumps(reply, 0), actions)
+    if list(reply) == ["ok", "events"] and reply["ok"] is True and isinstance(events, list):
+        return Expected(marshal.dumps(reply, 0), None, marshal.dumps(events, 0))
     return Expected(marshal.dumps(_without_message(reply), 0))
 
 

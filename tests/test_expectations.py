@@ -22,6 +22,7 @@ from reference_impl.server import Server
 
 HOUSE = Path(__file__).resolve().parent / "fixtures" / "house"
 CLASSIC_HOUSE = str(HOUSE / "many-knobs.yaml")  # twelve knobs of classic changed
+REFUSING_HOUSE = str(HOUSE / "refusing-knobs.yaml")  # twelve, some refusing corpus actions: records end early
 POLISH_HOUSE = str(HOUSE / "polish-many-knobs.yaml")  # eleven knobs of polish changed
 
 
@@ -54,6 +55,7 @@ def _shown(implementation: list[str], cases: list[Transcript], documents: dict[s
 RULE_SETS = {
     "the profile's own rules": (list(REFERENCE_COMMAND), None),
     "classic house rules against the profile": ([*REFERENCE_COMMAND, "--rules", CLASSIC_HOUSE], None),
+    "classic house rules refusing actions against the profile": ([*REFERENCE_COMMAND, "--rules", REFUSING_HOUSE], None),
     "polish house rules against the profile": ([*REFERENCE_COMMAND, "--rules", POLISH_HOUSE], None),
     "the profile against classic house rules": (list(REFERENCE_COMMAND), CLASSIC_HOUSE),
 }
