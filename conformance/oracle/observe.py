@@ -74,7 +74,7 @@ class CaseRecord:
 
     case_id: str
     steps: tuple[StepRecord, ...]
-    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known
+    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known | enough (expectation.ENOUGH)
     # A digest of the one reply the whole record was read from (the reference's batch), or
     # empty: two records of one case with the same source are the same record, which fit,
     # replaying a case under rules that do not touch it, need not weigh again
