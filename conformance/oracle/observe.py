@@ -326,7 +326,8 @@ class Observer:
             ended = f"error: {exc}"
             timed_out = isinstance(exc, Timeout)
             if isinstance(exc, Errored) and self.trusted_replies and self.impl is not None:
-                batch.forget(self.impl)  # the reference's whole reply was read: only what it keeps by key is unsure
+                if exc.command == "match":  # the whole reply was read: only a document it was to keep is unsure
+                    batch.forget(self.impl)
             else:
                 self.kill()
             if isinstance(exc, CannotStart) and not self.ever_started:
@@ -586,13 +587,17 @@ class Errored(ProtocolFailure):
     comes during play): a hundred times in a fit, each of which used to cost a new process
     and every document and expectation sent to it again."""
 
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command  # the request answered so
+
 
 def _check(command: str, reply: dict[str, Any]) -> None:
     """Skipped for a ``skipped`` reply, Errored for an ``errored`` one."""
     if "skipped" in reply:
         raise Skipped(str(reply["skipped"]))
     if "errored" in reply:
-        raise Errored(f"errored on {command!r}: {reply['errored']}")
+        raise Errored(f"errored on {command!r}: {reply['errored']}", command)
 
 
 class BatchObserver(Observer):
