@@ -109,6 +109,25 @@ def test_a_known_source_is_still_not_read_again() -> None:
         reference.close()
 
 
+def test_an_errored_replay_keeps_the_reference_process() -> None:
+    cases = _cases()
+    house = variants.resolve(CLASSIC_HOUSE).to_document()  # under it one case deals again during an auction
+    reference = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
+    fresh = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
+    try:
+        reference._started()
+        assert reference.impl is not None
+        process = reference.impl.process.pid
+        records = [reference.observe(case, case.profiles[0], house) for case in cases]
+        assert any(record.ended.startswith("error: errored on 'deal'") for record in records)
+        assert reference.impl is not None and reference.impl.process.pid == process
+        for case, record in list(zip(cases, records))[::50]:
+            assert fresh.observe(case, case.profiles[0], house) == record, case.id
+    finally:
+        reference.close()
+        fresh.close()
+
+
 def test_an_expectation_the_server_dropped_is_sent_again() -> None:
     cases = _cases()[:60:6]
     documents = _documents(cases)
