@@ -43,12 +43,12 @@ class Expected:
 @dataclass(frozen=True)
 class Expectation:
     """The requests of a case after its match and the reply expected of each (or None);
-    ``steps`` has them as the server carries them out: (what the request is, its action for
-    APPLY or the request itself for OTHER, the reply expected)."""
+    ``steps`` has them as the server carries them out: (what the request is, the request, the
+    reply expected)."""
 
     requests: list[dict[str, Any]]
     expected: list[Expected | None]
-    steps: list[tuple[str, Any, Expected | None]]
+    steps: list[tuple[str, dict[str, Any], Expected | None]]
 
 
 def written(value: Any) -> bytes | None:
@@ -86,9 +86,7 @@ def read(value: Any, changes: bool) -> Expectation:
             expected.append(Expected(marshal.dumps(last, 0)))
         else:
             expected.append(_reply(reply))
-    steps = [(kind, request.get("action") if kind == APPLY else request, want)
-             for kind, request, want in zip(kinds, requests, expected)]
-    return Expectation(requests, expected, steps)
+    return Expectation(requests, expected, list(zip(kinds, requests, expected)))
 
 
 def _kind(request: dict[str, Any]) -> str:

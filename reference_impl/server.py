@@ -258,10 +258,10 @@ class Server:
         request is otherwise looked up and dispatched again at every replay), and each reply
         is compared the cheapest way its expectation allows before any is built."""
         dumps = marshal.dumps
-        for kind, argument, want in kept.steps:
+        for kind, request, want in kept.steps:
             state = self.state
             if state is None or kind is expected.OTHER:
-                if not self._carry_out([argument], [want], replies):
+                if not self._carry_out([request], [want], replies):
                     return
             elif kind is expected.STATE:
                 observed = state.observation()
@@ -276,7 +276,7 @@ class Server:
                     replies.run += 1
                 elif not self._add_or_count({"actions": actions}, want, replies):
                     return
-            elif not self._add_or_count(self._applied_expecting(state, argument, want), want, replies):
+            elif not self._add_or_count(self._applied_expecting(state, request["action"], want), want, replies):
                 return
 
     @staticmethod
@@ -296,7 +296,7 @@ class Server:
     def _add_or_count(reply: dict[str, Any] | None, want: expected.Expected | None, replies: _Replies) -> bool:
         """Count a reply exactly as expected (None: known to be), else add it; False once errored."""
         if reply is None or (want is not None and "errored" not in reply and expected.met(reply, want)):
-            replies.run += 1
+            replies.met()
             return True
         return replies.add(reply)
 

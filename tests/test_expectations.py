@@ -255,6 +255,23 @@ def test_states_as_changes_count_the_same_replies() -> None:
     assert answer["replies"][1:] == [len(requests) - 1, {k: v for k, v in replies[-1].items()}]
 
 
+def test_kept_requests_with_nothing_expected_are_answered_as_a_plain_batch() -> None:
+    from test_batch import _requests
+
+    for seed in range(6):
+        requests = _requests(seed, 40)  # a match, a deal, random actions (some refused, some malformed)
+        plain = Server().handle_line(json.dumps({"cmd": "batch", "seq": 1, "states": "changes", "requests": requests}))
+        kept = {"requests": requests[1:] + [{"cmd": "legal", "extra": 1}, {"cmd": "stop"}], "replies": None}
+        kept["replies"] = [None] * len(kept["requests"])
+        nothing = Server().handle_line(json.dumps({"cmd": "batch", "seq": 1, "states": "changes", "requests": requests[:1],
+                                                   "expectation_key": "k", "expectation": kept}))
+        assert nothing["replies"][:len(plain["replies"])] == plain["replies"]
+        assert "actions" in nothing["replies"][-2] and "unknown cmd 'stop'" in nothing["replies"][-1]["errored"]["message"]
+    without_match = Server().handle_line(json.dumps({"cmd": "batch", "seq": 2, "requests": [], "expectation_key": "k",
+                                                     "expectation": {"requests": [{"cmd": "legal"}], "replies": [None]}}))
+    assert "no match" in without_match["replies"][0]["errored"]["message"]
+
+
 @pytest.mark.parametrize("fields, message", [
     ({"expectation_key": "nobody"}, "unknown expectation_key 'nobody': send the expectation with it first"),
     ({"expectation_key": 7, "expectation": {"requests": [], "replies": []}}, "'expectation_key' must be a string"),
