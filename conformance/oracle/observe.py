@@ -338,100 +338,26 @@ class Observer:
     def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord],
                     known: Container[bytes] = (), wanted: expectation.Expectation | None = None) -> tuple[str, bytes]:
         """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
-        replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
-        reply is judged (skipped, errored) only when taken, states rebuilt from their
-        changes, an unchanged field's value the very object of the step before. Returns
-        how the record ends (complete, left_transcript) and its source (``_source``); a
-        source in ``known`` is not read into steps (``KNOWN``). ``wanted``: the expectation
-        the batch names; a reply counted as expected is its step's value there."""
+        replies list in one pass (``_CaseReading``), as ``observe`` reads them one by one from
+        ``batched``. Returns how the record ends (complete, left_transcript, or enough: asked
+        only as far as ``wanted``, the expectation the batch named, goes) and its source
+        (``_source``); a source in ``known`` is not read into steps (``KNOWN``)."""
         answer = self._case_answer(case, profile, document, wanted)
-        if known and (source := self._source(answer, wanted)) in known:
+        source = self._source(answer, wanted)
+        if known and source in known:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
-        replies = answer.reply.get("replies")
-        if not isinstance(replies, list):
-            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
-        if wanted is not None:
-            replies = expectation.expanded(replies, wanted, 1)
-        elif not set(map(type, replies)) <= {dict}:
-            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
-        count = len(replies)
-        mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
-
-        def taken(at: int, command: str) -> Any:
-            """The reply at ``at`` (MET where it was as expected)."""
-            if at >= count:
-                wanted = 1 + sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
-                raise ProtocolFailure(f"batch reply: {count} replies to {wanted} requests, and no errored one last")
-            reply: Any = replies[at]
-            if reply is expectation.MET:
-                return reply
-            if not isinstance(reply, dict):
-                raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects and counts")
-            if "errored" in reply or "skipped" in reply:
-                _check(command, reply)
-            return reply
-
-        state: dict[str, Any] | None = None
-        shown: dict[str, Any] | None = None  # the state of the record's last step
-
-        def observed(at: int, expected: StepRecord | None) -> tuple[dict[str, Any], frozenset[str] | None]:
-            """The state a reply shows, and the fields that changed since the last step's (None: any)."""
-            nonlocal state, shown
-            reply = taken(at, "state")
-            changed: frozenset[str] | None = None
-            if reply is expectation.MET:
-                assert expected is not None  # a count covers only places where a reply was expected
-                before = mine[len(steps) - 1].state if steps else None  # the expected step before's
-                changed = expected.changed if shown is before and before is not None else None
-                state = shown = expected.state
-            elif "changes" in reply:
-                changes = reply["changes"]
-                if state is None or not isinstance(changes, dict):
-                    raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
-                changed = frozenset(changes) if shown is state else None
-                state = {**state, **changes}
-                shown = state
-            else:
-                full = reply.get("state")
-                if isinstance(full, dict):
-                    state = full
-                shown = full if isinstance(full, dict) else {}
-            return shown, changed
-
-        def step(number: int, index: int, action: str | None, at: int) -> StepRecord:
-            """The record's next step from the replies from ``at`` on (legal, apply, state; the
-            deal's: deal, state): the expected step itself where all were as expected and it
-            follows the step before as in the expected record."""
-            expected = mine[len(steps)] if len(steps) < len(mine) else None
-            legal: tuple[str, ...] | None = None
-            if index:
-                said = taken(at, "legal")
-                legal = expected.legal if said is expectation.MET and expected is not None else _legal(said)
-                at += 1
-            said = taken(at, "deal" if index == 0 else "apply")
-            reply = self.told(expected.reply if said is expectation.MET and expected is not None else _reply(said))
-            shows, changed = observed(at + 1, expected)
-            if (expected is not None and legal is expected.legal and reply is expected.reply and shows is expected.state
-                    and changed == expected.changed):
-                return expected
-            return StepRecord(number, index, action, legal, reply, shows, changed)
-
-        taken(0, "match")
+        reading = _CaseReading(case, answer.reply.get("replies"), wanted, self.told, steps)
+        reading.taken(0, "match")
         at = 1
-        asked = 1 + wanted.requests if wanted is not None else None  # the requests sent, when not all the case's
         for number, deal in enumerate(case.deals, start=1):
-            if asked is not None and at >= asked:
-                return expectation.ENOUGH, self._source(answer, wanted)
-            steps.append(step(number, 0, None, at))
-            at += 2
-            for index, scripted in enumerate(deal["steps"], start=1):
-                if asked is not None and at >= asked:
-                    return expectation.ENOUGH, self._source(answer, wanted)
-                steps.append(step(number, index, scripted["action"], at))
-                at += 3
-                if steps[-1].reply.accepted == ("refused" in scripted):
-                    return "left_transcript", self._source(answer, wanted)
-        return "complete", self._source(answer, wanted)
+            for index, scripted in enumerate([None, *deal["steps"]]):
+                if at >= reading.asked:
+                    return expectation.ENOUGH, source
+                steps.append(reading.step(number, index, scripted["action"] if scripted else None, at))
+                at += 3 if index else 2
+                if scripted and steps[-1].reply.accepted == ("refused" in scripted):
+                    return "left_transcript", source
+        return "complete", source
 
     def _case_answer(self, case: Transcript, profile: str, document: dict[str, Any],
                      wanted: expectation.Expectation | None) -> Answer:
@@ -507,6 +433,94 @@ class Observer:
                     answer = self._kept(item, answer)
                     _judge(item, answer)
                     yield answer.reply
+
+
+class _CaseReading:
+    """The replies of a case's batch read into its steps, in order: a reply is judged
+    (skipped, errored) only when taken, states are rebuilt from their changes (an unchanged
+    field's value the very object of the step before), and where a reply was counted as
+    expected (MET) the expected record's value is taken, its very step where a whole step was."""
+
+    def __init__(self, case: Transcript, replies: Any, wanted: expectation.Expectation | None,
+                 told: Callable[[Reply], Reply], steps: list[StepRecord]) -> None:
+        if not isinstance(replies, list):
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        if wanted is not None:
+            replies = expectation.expanded(replies, wanted, 1)
+        elif not set(map(type, replies)) <= {dict}:
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        self.case, self.replies, self.told, self.steps = case, replies, told, steps
+        self.mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
+        # the requests sent, the match's included: all the case's, or as far as the expectation goes
+        self.asked = 1 + (wanted.requests if wanted is not None else _requests(case))
+        self.state: dict[str, Any] | None = None  # the last state reply's whole state
+        self.shown: dict[str, Any] | None = None  # the state of the record's last step
+
+    def taken(self, at: int, command: str) -> Any:
+        """The reply at ``at`` (MET where it was as expected)."""
+        if at >= len(self.replies):
+            raise ProtocolFailure(f"batch reply: {len(self.replies)} replies to {1 + _requests(self.case)} requests, "
+                                  "and no errored one last")
+        reply: Any = self.replies[at]
+        if reply is expectation.MET:
+            return reply
+        if not isinstance(reply, dict):
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects and counts")
+        if "errored" in reply or "skipped" in reply:
+            _check(command, reply)
+        return reply
+
+    def step(self, number: int, index: int, action: str | None, at: int) -> StepRecord:
+        """The record's next step from the replies from ``at`` on (legal, apply, state; the
+        deal's: deal, state): the expected step itself where all were as expected and it
+        follows the step before as in the expected record."""
+        mine = self.mine[len(self.steps)] if len(self.steps) < len(self.mine) else None
+        legal: tuple[str, ...] | None = None
+        if index:
+            said = self.taken(at, "legal")
+            legal = _expected(mine).legal if said is expectation.MET else _legal(said)
+            at += 1
+        said = self.taken(at, "deal" if index == 0 else "apply")
+        reply = self.told(_expected(mine).reply if said is expectation.MET else _reply(said))
+        shows, changed = self.observed(at + 1, mine)
+        if (mine is not None and legal is mine.legal and reply is mine.reply and shows is mine.state
+                and changed == mine.changed):
+            return mine
+        return StepRecord(number, index, action, legal, reply, shows, changed)
+
+    def observed(self, at: int, mine: StepRecord | None) -> tuple[dict[str, Any], frozenset[str] | None]:
+        """The state a reply shows, and the fields that changed since the last step's (None: any)."""
+        reply = self.taken(at, "state")
+        changed: frozenset[str] | None = None
+        if reply is expectation.MET:
+            before = self.mine[len(self.steps) - 1].state if self.steps else None  # the expected step before's
+            changed = _expected(mine).changed if self.shown is before and before is not None else None
+            self.state = self.shown = _expected(mine).state
+        elif "changes" in reply:
+            changes = reply["changes"]
+            if self.state is None or not isinstance(changes, dict):
+                raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
+            changed = frozenset(changes) if self.shown is self.state else None
+            self.state = self.shown = {**self.state, **changes}
+        else:
+            full = reply.get("state")
+            if isinstance(full, dict):
+                self.state = full
+            self.shown = full if isinstance(full, dict) else {}
+        return self.shown, changed
+
+
+def _expected(mine: StepRecord | None) -> StepRecord:
+    """The expected step a reply counted as expected stands for (``expectation.expanded``
+    lets a count stand only where a reply was expected)."""
+    if mine is None:
+        raise ProtocolFailure("batch reply: a reply counted as expected where none was")
+    return mine
+
+
+def _requests(case: Transcript) -> int:
+    """The requests of a case after its match: per deal deal and state, per step legal, apply, state."""
+    return sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
 
 
 CASE_TEXTS_KEPT = 8192  # cases whose batched requests' text is kept (a corpus holds about a thousand)
