@@ -86,6 +86,10 @@ class CaseRecord:
         return self.ended.startswith(("error", "skipped"))
 
 
+# id of a record replays are weighed against -> (the record, its expectation or None)
+Expectations = dict[int, tuple[CaseRecord, expectation.Expectation | None]]
+
+
 @dataclass(frozen=True)
 class Difference:
     """One observation where two records disagree; ``expected`` is the oracle's value."""
@@ -123,10 +127,12 @@ class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
     def __init__(self, command: Sequence[str], timeout: float = 10.0, budget: ReplyBudget | None = None,
-                 fallbacks: Sequence[str] = ()) -> None:
+                 fallbacks: Sequence[str] = (), expectations: Expectations | None = None) -> None:
         self.command = list(command)
         self.timeout = timeout
         self.budget = budget or ReplyBudget()  # what the run may keep of large replies (shared by a Pool)
+        # the expectations written for the records replays are weighed against (shared by a Pool)
+        self.expectations: Expectations = expectations if expectations is not None else {}
         self.fallbacks = tuple(fallbacks)  # what a match names when a declared list lacks the profile
         self.timeouts_in_a_row = 0  # as the runner: an implementation that hangs on every case is given up
         self.start_failures = 0
@@ -293,7 +299,7 @@ class Observer:
         timed_out = False
         try:
             if self.trusted_replies and self._started() is not None and self.batch:
-                wanted = _expectation(case, expected) if expected is not None and self.expects else None
+                wanted = self._expectation(case, expected) if expected is not None and self.expects else None
                 ended, source = self._whole_case(case, profile, document, steps, known, wanted)
                 self.timeouts_in_a_row = 0
                 return CaseRecord(case.id, tuple(steps), ended, source)
@@ -358,6 +364,18 @@ class Observer:
                 if scripted and steps[-1].reply.accepted == ("refused" in scripted):
                     return "left_transcript", source
         return "complete", source
+
+    def _expectation(self, case: Transcript, record: CaseRecord) -> expectation.Expectation | None:
+        """The expectation of a case's replays from the record they are weighed against, written
+        once per record (fit weighs every replay of a case against the same one) and kept as
+        long as this observer (or its Pool)."""
+        kept = self.expectations.get(id(record))
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        written = expectation.written(case.deals, batch.case_requests(case.deals), record)
+        if len(self.expectations) < CASE_TEXTS_KEPT:
+            self.expectations[id(record)] = (record, written)  # held: its id is not reused
+        return written
 
     def _case_answer(self, case: Transcript, profile: str, document: dict[str, Any],
                      wanted: expectation.Expectation | None) -> Answer:
@@ -537,21 +555,6 @@ def _tail(case: Transcript) -> str:
     if len(_case_texts) < CASE_TEXTS_KEPT:
         _case_texts[id(case)] = (case, text)  # held: its id is not reused
     return text
-
-
-_expectations: dict[int, tuple[CaseRecord, expectation.Expectation | None]] = {}
-
-
-def _expectation(case: Transcript, record: CaseRecord) -> expectation.Expectation | None:
-    """The expectation of a case's replays from the record they are weighed against, written
-    once per record (fit weighs every replay of a case against the same one)."""
-    kept = _expectations.get(id(record))
-    if kept is not None and kept[0] is record:
-        return kept[1]
-    written = expectation.written(case.deals, batch.case_requests(case.deals), record)
-    if len(_expectations) < CASE_TEXTS_KEPT:
-        _expectations[id(record)] = (record, written)  # held: its id is not reused
-    return written
 
 
 class Skipped(Exception):
@@ -974,8 +977,9 @@ class Pool:
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
                  batch: bool = False, fallbacks: Sequence[str] = ()) -> None:
         kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
-        budget = ReplyBudget()
-        self.observers = [kind(command, timeout, budget=budget, fallbacks=fallbacks) for _ in range(max(1, jobs))]
+        budget, expectations = ReplyBudget(), Expectations()
+        self.observers = [kind(command, timeout, budget=budget, fallbacks=fallbacks, expectations=expectations)
+                          for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
