@@ -83,22 +83,17 @@ def written(deals: Sequence[dict[str, Any]], requests: Sequence[str], record: Ca
     texts, ``batch.case_requests``), from ``record``'s steps: as far as they go, all the
     requests where the record is complete. None when it cannot be written as JSON or is too long."""
     replies: list[dict[str, Any] | None] = []
-    steps = iter(record.steps)
     taken: list[StepRecord] = []
     last: dict[str, Any] | None = None  # the state of the last step written
-    for number, deal in enumerate(deals, start=1):
-        for index in range(len(deal["steps"]) + 1):
-            step = next(steps, None)
-            if step is None or (step.deal, step.step) != (number, index):
-                break
-            if index:
-                replies.append(None if step.legal is None else {"actions": list(step.legal)})
-            replies += [_reply(step.reply), _state(step.state, last)]
-            taken.append(step)
-            last = step.state
-        else:
-            continue
-        break
+    places = [(number, index) for number, deal in enumerate(deals, start=1) for index in range(len(deal["steps"]) + 1)]
+    for place, step in zip(places, record.steps):
+        if (step.deal, step.step) != place:
+            break
+        if step.step:
+            replies.append(None if step.legal is None else {"actions": list(step.legal)})
+        replies += [_reply(step.reply), _state(step.state, last)]
+        taken.append(step)
+        last = step.state
     if record.ended == "complete" or len(taken) < len(record.steps):  # (the latter: a record out of order)
         replies += [None] * (len(requests) - len(replies))  # every request is asked
     try:
