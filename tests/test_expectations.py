@@ -92,6 +92,28 @@ def test_every_case_weighs_the_same_with_and_without_expectations(name: str) -> 
         assert read > 100  # and the replies that differ were read in full
 
 
+def test_a_partial_implementation_weighs_the_same_with_and_without_expectations() -> None:
+    cases = _cases()[::3]
+    documents = _documents(cases)
+    partial = evidence.Partial(frozenset({"give_up", "marriage"}), frozenset({"bolts", "give_ups"}))
+    pool = observe.Pool([*REFERENCE_COMMAND, "--rules", CLASSIC_HOUSE], 2)
+    try:
+        records = pool.map(cases, lambda o, c: o.observe(c, c.profiles[0], documents[c.profiles[0]]))
+    finally:
+        pool.close()
+    shown = {record.case_id: evidence.shown(record, partial) for record in records}
+    assert any(cut.ended.startswith("skipped") for cut, _unchecked in shown.values())
+    reference = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
+    try:
+        for case in cases:
+            profile, (mine, unchecked) = case.profiles[0], shown[case.id]
+            plain = reference.observe(case, profile, documents[profile])
+            expecting = reference.observe(case, profile, documents[profile], (), mine)
+            assert evidence.weigh(expecting, mine, partial, unchecked) == evidence.weigh(plain, mine, partial, unchecked), case.id
+    finally:
+        reference.close()
+
+
 def test_a_known_source_is_still_not_read_again() -> None:
     cases = _cases()[::40]
     documents = _documents(cases)
