@@ -10,10 +10,17 @@ figure is taken for both trees one after the other, so that both see the same lo
 
 1. engine: seeded random full deals per CPU second, per bundled profile (each tree's own
    ``benchmarks/engine.py`` play, in CPU seconds so that a busy machine counts less);
-2. replay: wall time per corpus case observed through the reference the way ``thousand
-   fit`` does (one process, the whole case at once: pipelined before, the batch extension
-   after), against the engine's own time for the same cases in process (the deal, then
-   ``legal_actions`` and ``apply`` per step);
+2. replay, per case, against the engine's own time for the same cases in process (the
+   deal, then ``legal_actions`` and ``apply`` per step): wall time, the runner's CPU and the
+   reference server's CPU of one reference process observing each case whole (the batch
+   extension), the best of three rounds after a warm one. Twice: the plain replay, every
+   reply read into a record (the first ``--cases`` corpus cases, each under its own
+   profile); and the replay as ``thousand fit`` makes it (up to ``--cases`` cases of
+   classic), with the expectation of a realistic implementation's record, the reference
+   under ``tests/fixtures/house/many-knobs.yaml`` (twelve knobs of classic changed: it
+   differs from classic at some steps of most cases), where the tree has expectations. That
+   replay asks each case only as far as the record goes (the share of steps asked is
+   printed) and is not weighed; a tree without expectations replays it plainly;
 3. ``thousand fuzz --profile classic -- thousand-reference``: deals per second;
 4. ``thousand fit --profile classic --jobs 2 -- thousand-reference --rules FILE``: seconds;
 5. ``thousand verify`` of the whole corpus against the reference: seconds.
@@ -50,26 +57,37 @@ print(json.dumps({name: max(rate(Rules.from_document(variants.resolve(name).to_d
                   for name in sys.argv[2:]}))
 """
 
-# Run inside each tree's own interpreter (argv: cases): the replay and the engine per case.
+# Run inside each tree's own interpreter (argv: cases, house file): per case, the replay
+# through the reference and the engine's own time for the same cases, twice: the plain replay
+# (every reply read) over the first cases of the corpus, and the replay as fit makes it over
+# the cases of classic, with the expectation of an implementation's record (the reference
+# under the house file) where the tree has expectations. Wall and the runner's CPU from this
+# process, the server's CPU from /proc; the best of three rounds of each.
 REPLAY_SNIPPET = """
-import json, sys, time
+import inspect, json, os, sys, time
 import variants
 from reference_impl import MatchState, RefusedActionError, Rules
 try:
-    from conformance.oracle import observe
+    from conformance.oracle import evidence, observe
     from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
     from conformance.harness.runner import REFERENCE_COMMAND
 except ImportError:  # the layout before the conformance rooms
-    from conformance import observe
+    from conformance import evidence, observe
     from conformance.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
     from conformance.runner import REFERENCE_COMMAND
-cases = [c for c in discover([CASES_DIR, GENERATED_DIR]) if isinstance(c, Transcript)][:int(sys.argv[1])]
-documents = {name: variants.resolve(name).to_document() for name in {c.profiles[0] for c in cases}}
+count, house = int(sys.argv[1]), sys.argv[2]
+corpus = [c for c in discover([CASES_DIR, GENERATED_DIR]) if isinstance(c, Transcript)]
+plain_cases = [(c, c.profiles[0]) for c in corpus[:count]]
+fit_cases = [(c, "classic") for c in corpus if "classic" in c.profiles][:count]
+documents = {name: variants.resolve(name).to_document() for name in {p for _, p in plain_cases + fit_cases}}
 rules = {name: Rules.from_document(document) for name, document in documents.items()}
-def engine_time():
-    began = time.perf_counter()
-    for case in cases:
-        state = MatchState(rules[case.profiles[0]], case.match)
+def cpu(pid):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def engine_time(cases):
+    began = time.process_time()
+    for case, profile in cases:
+        state = MatchState(rules[profile], case.match)
         for deal in case.deals:
             state.start_deal(deal["dealer"], deal["hands"], deal["talon"])
             for step in deal["steps"]:
@@ -78,19 +96,33 @@ def engine_time():
                     state.apply(step["action"])
                 except RefusedActionError:
                     pass
-    return time.perf_counter() - began
-observer = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
-observer.observe(cases[0], cases[0].profiles[0], documents[cases[0].profiles[0]])  # started, warm
-best_replay = best_engine = float("inf")
-for _ in range(3):
-    began = time.perf_counter()
-    records = [observer.observe(case, case.profiles[0], documents[case.profiles[0]]) for case in cases]
-    best_replay = min(best_replay, time.perf_counter() - began)
-    best_engine = min(best_engine, engine_time())
-observer.close()
-assert all(r.ended == "complete" for r in records), [r.ended for r in records if r.ended != "complete"][:3]
-steps = sum(len(d["steps"]) for c in cases for d in c.deals)
-print(json.dumps({"cases": len(cases), "steps": steps, "replay": best_replay / len(cases), "engine": best_engine / len(cases)}))
+    return (time.process_time() - began) / len(cases)
+def replay_time(cases, expected):
+    observer = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
+    expects = "expected" in inspect.signature(observer.observe).parameters
+    def once():
+        return [observer.observe(case, profile, documents[profile], (), expected[case.id]) if expects and expected
+                else observer.observe(case, profile, documents[profile]) for case, profile in cases]
+    once()  # started, warm, every document and expectation held
+    pid, best = observer.impl.process.pid, {"wall": float("inf"), "runner": float("inf"), "server": float("inf")}
+    for _ in range(3):
+        wall, runner, server = time.perf_counter(), time.process_time(), cpu(pid)
+        records = once()
+        taken = {"wall": time.perf_counter() - wall, "runner": time.process_time() - runner, "server": cpu(pid) - server}
+        best = {key: min(best[key], taken[key] / len(cases)) for key in best}
+    observer.close()
+    assert all(not r.broken for r in records), [r.ended for r in records if r.broken][:3]
+    best["steps"] = sum(len(r.steps) for r in records) / sum(1 + len(d["steps"]) for c, _ in cases for d in c.deals)
+    best["expects"] = bool(expects and expected)
+    return best
+implementation = observe.Pool([*REFERENCE_COMMAND, "--rules", house], 1)
+shown = {r.case_id: evidence.shown(r, evidence.Partial())[0]
+         for r in implementation.map(fit_cases, lambda o, item: o.observe(item[0], item[1], documents[item[1]]))}
+implementation.close()
+print(json.dumps({"cases": len(plain_cases), "plain": replay_time(plain_cases, None),
+                  "engine": min(engine_time(plain_cases) for _ in range(3)),
+                  "fit_cases": len(fit_cases), "fit": replay_time(fit_cases, shown),
+                  "fit_engine": min(engine_time(fit_cases) for _ in range(3))}))
 """
 
 
@@ -182,13 +214,20 @@ def _engine(trees: dict[str, Path], deals: int) -> None:
 
 
 def _replay(trees: dict[str, Path], cases: int) -> None:
-    replay = {side: snippet(tree, REPLAY_SNIPPET, str(cases)) for side, tree in trees.items()}
-    for side in trees:
-        replay[side]["ratio"] = replay[side]["replay"] / replay[side]["engine"]
-    print(row(f"replay per case ({replay['after']['cases']:.0f} cases)", 1000 * replay["before"]["replay"],
-              1000 * replay["after"]["replay"], "ms", "lower"))
-    print(row("engine per case (same cases)", 1000 * replay["before"]["engine"], 1000 * replay["after"]["engine"], "ms", "lower"))
-    print(f"| replay / engine time | {replay['before']['ratio']:.1f}x | {replay['after']['ratio']:.1f}x | (goal: at most 3x) |")
+    house = str(ROOT / "tests" / "fixtures" / "house" / "many-knobs.yaml")
+    replay = {side: snippet(tree, REPLAY_SNIPPET, str(cases), house) for side, tree in trees.items()}
+    before, after = replay["before"], replay["after"]
+    for name, key, engine, count in (("plain replay", "plain", "engine", "cases"), ("replay as fit", "fit", "fit_engine", "fit_cases")):
+        print(row(f"{name} per case, wall ({after[count]:.0f} cases)", 1000 * before[key]["wall"],
+                  1000 * after[key]["wall"], "ms", "lower"))
+        print(row(f"{name}: runner CPU per case", 1000 * before[key]["runner"], 1000 * after[key]["runner"], "ms", "lower"))
+        print(row(f"{name}: reference server CPU per case", 1000 * before[key]["server"], 1000 * after[key]["server"], "ms", "lower"))
+        print(row(f"{name}: engine per case (same cases)", 1000 * before[engine], 1000 * after[engine], "ms", "lower"))
+        ratio = {side: replay[side][key]["wall"] / replay[side][engine] for side in replay}
+        print(f"| {name} / engine time | {ratio['before']:.1f}x | {ratio['after']:.1f}x | (goal: at most 3x) |")
+    asked = {side: f"{100 * replay[side]['fit']['steps']:.0f}% of steps asked, "
+                   + ("with expectations" if replay[side]["fit"]["expects"] else "without expectations") for side in replay}
+    print(f"| replay as fit: what was asked | {asked['before']} | {asked['after']} | |")
 
 
 if __name__ == "__main__":

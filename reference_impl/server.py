@@ -20,21 +20,23 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import marshal
 import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
-from . import playout
+from . import expected, playout
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
-EXTENSIONS = ["batch", "playout"]  # declared in the start reply (docs/protocol.md "Extensions")
+EXTENSIONS = ["batch", "playout", "expectations"]  # declared in the start reply (docs/protocol.md "Extensions")
 BATCHED = ("match", "deal", "legal", "apply", "state")  # the commands a batch may carry
 ENDED = ("deal_over", "match_over")  # a playout stops at these phases
 MAX_ACTIONS = 1000  # the most actions one playout may be asked to choose
 MAX_DOCUMENTS = 256  # rules kept by document key, the least recently used dropped first
+MAX_EXPECTATIONS = 1024  # expectations kept by key, likewise (a corpus holds about a thousand cases)
 # What ``start`` declares: "any", or the list of profiles given with --declare (an engine that
 # plays a few named rule sets declares them so; two of the public adapters do).
 DECLARED: str | list[str] = "any"
@@ -128,6 +130,7 @@ class Server:
         self.state: MatchState | None = None
         self.stopped = False
         self.documents: collections.OrderedDict[str, Rules] = collections.OrderedDict()
+        self.expectations: collections.OrderedDict[str, expected.Expectation] = collections.OrderedDict()
         self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
             "start": self.start,
             "match": self.match,
@@ -139,6 +142,7 @@ class Server:
             "playout": self.playout,
             "stop": self.stop,
         }
+        self.batched = {name: self.handlers[name] for name in BATCHED}  # what a batch may carry
 
     def handle_line(self, line: str | bytes) -> dict[str, Any]:
         """The reply to one request line (text, or bytes decoded here as UTF-8)."""
@@ -159,10 +163,8 @@ class Server:
             return {"errored": {"message": f"unknown cmd {_excerpt(command)}: expected one of {known}"}}
         try:
             return handler(request)
-        except (ProtocolError, EngineError) as exc:
-            return {"errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
         except Exception as exc:  # noqa: BLE001 - the server must answer, never crash
-            return {"errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
+            return _errored(exc)
 
     @staticmethod
     def _seq_anyway(line: str | bytes) -> int | None:
@@ -230,34 +232,118 @@ class Server:
         state = self._match()
         if "action" not in request:
             raise ProtocolError("apply: expected 'action', an action string")
-        try:
-            events = state.apply(request["action"])
-        except RefusedActionError as exc:
-            return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
-        return {"ok": True, "events": events}
+        return _applied(state, request["action"])
 
     def observe(self, request: Mapping[str, Any]) -> dict[str, Any]:
         return {"state": self._match().observation()}
 
     def batch(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Every request of ``requests`` in order, their replies in one list; the first
-        ``errored`` reply is the last (nothing after it is carried out). With ``states:
-        "changes"`` a ``state`` reply after the first holds only the fields whose value differs
-        from the previous state reply of the batch, as ``{"changes": {...}}``."""
+        """Every request of ``requests`` in order, then those of the expectation it names, their
+        replies in one list; the first ``errored`` reply is the last (nothing after it is carried
+        out). With ``states: "changes"`` a ``state`` reply after the first holds only the fields
+        whose value differs from the previous state reply of the batch, as ``{"changes": {...}}``.
+        A reply exactly as the expectation expects it is counted instead (``_Replies.met``)."""
         requests = request.get("requests")
         if not isinstance(requests, list):
             raise ProtocolError(f"batch: expected 'requests', a list of requests, got {_excerpt(requests)}")
         replies = _Replies(request, "batch")
-        handlers = {name: self.handlers[name] for name in BATCHED}
-        for item in requests:
+        expectation = self._expectation(request, replies.changes)  # checked before anything is carried out
+        if self._carry_out(requests, None, replies) and expectation is not None:
+            self._carry_out_kept(expectation, replies)
+        return {"replies": replies.finish()}
+
+    def _carry_out_kept(self, kept: expected.Expectation, replies: _Replies) -> None:
+        """The requests of an expectation, as ``_carry_out`` carries them out; those of a step
+        (legal, apply, state) go to the engine directly, read once when it was kept (a step's
+        request is otherwise looked up and dispatched again at every replay), and each reply
+        is compared the cheapest way its expectation allows before any is built."""
+        dumps = marshal.dumps
+        for kind, request, want in kept.steps:
+            state = self.state
+            if state is None or kind is expected.OTHER:
+                if not self._carry_out([request], [want], replies):
+                    return
+            elif kind is expected.STATE:
+                observed = state.observation()
+                if want is not None and dumps(observed, 0) == want.written:
+                    replies.previous = observed
+                    replies.run += 1
+                else:
+                    replies.add_state(state, None, observed)
+            elif kind is expected.LEGAL:
+                actions = state.legal_actions()
+                if want is not None and actions == want.actions:  # a list of strings equal to one is the same
+                    replies.run += 1
+                elif not self._add_or_count({"actions": actions}, want, replies):
+                    return
+            elif not self._add_or_count(self._applied_expecting(state, request["action"], want), want, replies):
+                return
+
+    @staticmethod
+    def _applied_expecting(state: MatchState, action: str, want: expected.Expected | None) -> dict[str, Any] | None:
+        """The reply to ``apply``, or None for an acceptance whose events are exactly those expected."""
+        try:
+            events = state.apply(action)
+        except RefusedActionError as exc:
+            return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+        except Exception as exc:  # noqa: BLE001 - as _answer: the server must answer, never crash
+            return _errored(exc)
+        if want is not None and want.events is not None and type(events) is list and marshal.dumps(events, 0) == want.events:
+            return None
+        return {"ok": True, "events": events}
+
+    @staticmethod
+    def _add_or_count(reply: dict[str, Any] | None, want: expected.Expected | None, replies: _Replies) -> bool:
+        """Count a reply exactly as expected (None: known to be), else add it; False once errored."""
+        if reply is None or (want is not None and "errored" not in reply and expected.met(reply, want)):
+            replies.met()
+            return True
+        return replies.add(reply)
+
+    def _carry_out(self, requests: list[Any], wanted: list[expected.Expected | None] | None, replies: _Replies) -> bool:
+        """Carry out batched requests, each reply added (or counted, where exactly the one
+        ``wanted`` at its place); False once one is ``errored`` (the batch ends there)."""
+        handlers = self.batched
+        for index, item in enumerate(requests):
             if not isinstance(item, dict):
                 replies.add({"errored": {"message": "batch: a request must be an object"}})
-                break
+                return False
+            want = wanted[index] if wanted is not None else None
             if item.get("cmd") == "state" and self.state is not None:
-                replies.add_state(self.state)
-            elif not replies.add(self._answer(item, handlers)):
-                break
-        return {"replies": replies.replies}
+                replies.add_state(self.state, want)
+                continue
+            reply = self._answer(item, handlers)
+            if want is not None and "errored" not in reply and expected.met(reply, want):
+                replies.met()
+            elif not replies.add(reply):
+                return False
+        return True
+
+    def _expectation(self, request: Mapping[str, Any], changes: bool) -> expected.Expectation | None:
+        """The expectation a batch names by ``expectation_key``: the one it carries (then kept
+        under the key, the least recently used of MAX_EXPECTATIONS dropped), else the one kept."""
+        key, given = request.get("expectation_key"), request.get("expectation")
+        if key is None:
+            if given is not None:
+                raise ProtocolError("batch: an 'expectation' needs an 'expectation_key' to be kept under")
+            return None
+        if not isinstance(key, str):
+            raise ProtocolError(f"batch: 'expectation_key' must be a string, got {_excerpt(key)}")
+        if given is None:
+            kept = self.expectations.get(key)
+            if kept is None:
+                raise ProtocolError(f"batch: unknown expectation_key {_excerpt(key)}: send the expectation with it first")
+            self.expectations.move_to_end(key)
+            return kept
+        try:
+            kept = expected.read(given, changes)
+        except expected.ExpectationError as exc:
+            raise ProtocolError(str(exc)) from None
+        self.expectations[key] = kept
+        self.expectations.move_to_end(key)
+        while len(self.expectations) > MAX_EXPECTATIONS:
+            self.expectations.popitem(last=False)
+        return kept
 
     def playout(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The ``playout`` extension: ``deal`` dealt, then actions chosen by the rule of
@@ -297,11 +383,27 @@ class Server:
                 observed.update(replies.add_state(state))
                 legal = state.legal_actions()
                 replies.add({"actions": legal})
-        return {"actions": actions, "replies": replies.replies}
+        return {"actions": actions, "replies": replies.finish()}
 
     def stop(self, request: Mapping[str, Any]) -> dict[str, Any]:
         self.stopped = True
         return {"ok": True}
+
+
+def _applied(state: MatchState, action: Any) -> dict[str, Any]:
+    """The reply to ``apply``: the events, or the refusal (the state unchanged)."""
+    try:
+        events = state.apply(action)
+    except RefusedActionError as exc:
+        return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+    return {"ok": True, "events": events}
+
+
+def _errored(exc: Exception) -> dict[str, Any]:
+    """The ``errored`` reply to a request that raised ``exc``."""
+    if isinstance(exc, (ProtocolError, EngineError)):
+        return {"errored": {"message": _clip(str(exc), MAX_MESSAGE)}}
+    return {"errored": {"message": _clip(f"internal error: {type(exc).__name__}: {exc}", MAX_MESSAGE)}}
 
 
 def _plan(position: Any, free: playout.Chooser) -> playout.Plan:
@@ -328,35 +430,58 @@ def _is_step(step: Any) -> bool:
 
 class _Replies:
     """The replies of a ``batch`` or ``playout``, state replies after the first as their
-    changed fields only when the request asks for ``states: "changes"``."""
+    changed fields only when the request asks for ``states: "changes"``; a run of replies
+    exactly as expected is one count (the expectations extension)."""
 
     def __init__(self, request: Mapping[str, Any], command: str) -> None:
         mode = request.get("states", "full")
         if mode not in ("full", "changes"):
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
-        self.replies: list[dict[str, Any]] = []
+        self.replies: list[dict[str, Any] | int] = []
         self.previous: dict[str, Any] | None = None  # the previous state reply's observation
+        self.run = 0  # replies exactly as expected since the last one written
 
     def add(self, reply: dict[str, Any]) -> bool:
         """Keep ``reply`` (not a state's: see ``add_state``); False when it is ``errored`` (the last one)."""
+        if self.run:
+            self.replies.append(self.run)
+            self.run = 0
         self.replies.append(reply)
         return "errored" not in reply
 
-    def add_state(self, state: MatchState) -> dict[str, Any]:
-        """Keep the reply to a ``state`` request: the observation, or after the first with
-        ``states: "changes"`` its fields that differ from the previous state reply's. Returns
-        the fields the reply holds."""
-        observed = state.observation()
+    def met(self) -> None:
+        """Count a reply exactly as expected instead of writing it."""
+        self.run += 1
+
+    def finish(self) -> list[dict[str, Any] | int]:
+        """The replies, the last run of expected ones counted."""
+        if self.run:
+            self.replies.append(self.run)
+            self.run = 0
+        return self.replies
+
+    def add_state(self, state: MatchState, wanted: expected.Expected | None = None,
+                  observed: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Keep the reply to a ``state`` request: the observation (``observed``, when taken
+        already), or after the first with ``states: "changes"`` its fields that differ from the
+        previous state reply's; counted when exactly ``wanted``. Returns the fields the reply
+        holds (all of them when counted)."""
+        if observed is None:
+            observed = state.observation()
+        if wanted is not None and expected.written(observed) == wanted.written:
+            self.previous = observed
+            self.met()
+            return observed
         if not self.changes:
-            self.replies.append({"state": observed})
+            self.add({"state": observed})
             return observed
         previous, self.previous = self.previous, observed
         if previous is None:
-            self.replies.append({"state": observed})
+            self.add({"state": observed})
             return observed
         fields = {name: value for name, value in observed.items() if previous[name] != value}
-        self.replies.append({"changes": fields})
+        self.add({"changes": fields})
         return fields
 
 

@@ -90,7 +90,7 @@ def test_a_document_key_plays_the_rules_sent_with_it() -> None:
 
 
 def test_the_start_reply_declares_the_extension() -> None:
-    assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch", "playout"]
+    assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch", "playout", "expectations"]
 
 
 def test_observe_reads_the_same_record_in_one_request_as_step_by_step() -> None:

@@ -15,6 +15,7 @@ from referencing.jsonschema import DRAFT202012
 from spec import PROTOCOL_SCHEMA_DIR, SCHEMA_DIR
 
 COMMANDS = ("start", "match", "deal", "legal", "apply", "state", "stop")
+EXTENSION_COMMANDS = ("batch",)  # commands an implementation offers only where it declares them
 
 
 def _load(path: Path) -> dict[str, Any]:
@@ -65,12 +66,12 @@ def _validator(path: Path) -> Draft202012Validator:
 
 
 def command_validator(command: str) -> Draft202012Validator:
-    """The validator of the request ``command`` (one of COMMANDS)."""
+    """The validator of the request ``command`` (one of COMMANDS or EXTENSION_COMMANDS)."""
     return _validator(PROTOCOL_SCHEMA_DIR / f"{command}.command.json")
 
 
 def reply_validator(command: str) -> Draft202012Validator:
-    """The validator of a reply to ``command`` (one of COMMANDS)."""
+    """The validator of a reply to ``command`` (one of COMMANDS or EXTENSION_COMMANDS)."""
     return _validator(PROTOCOL_SCHEMA_DIR / f"{command}.reply.json")
 
 

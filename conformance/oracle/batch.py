@@ -21,6 +21,7 @@ import weakref
 from typing import Any, Callable, Iterator, Sequence
 
 from conformance.harness.process import Answer, Implementation, Preencoded, ProtocolFailure, check_lists
+from conformance.oracle import expectation
 from conformance.harness.runner import DEPTH_LIMIT, VALUE_LIMIT
 
 EXTENSION = "batch"
@@ -86,22 +87,34 @@ def request(impl: Implementation, requests: Sequence[Request]) -> Request:
     return ("batch", {"states": "changes", "requests": _Encoded(text)})
 
 
-def case_request(impl: Implementation, match: Request, tail: str) -> Request:
+def case_request(impl: Implementation, match: Request, tail: str, named: dict[str, str] | None = None) -> Request:
     """The ``batch`` request of a whole case: its ``match`` (its document by key, as
     ``request`` names it), then ``tail``, the JSON text of the case's other requests
-    (``case_tail``), each after a comma."""
+    (``case_tail``), each after a comma. ``named``: the fields naming an expectation
+    (``expectation.named``), whose requests then take the place of ``tail``."""
     held = _HELD.setdefault(impl, collections.OrderedDict())
     documents: list[str] = []
     text = _ENCODER.encode(_plain(*match, held, documents))
     if documents:
         before, after = text.split(_PLACEHOLDER)
         text = before + documents[0] + after
-    return ("batch", {"states": "changes", "requests": _Encoded("[" + text + tail + "]")})
+    if named is None:
+        return ("batch", {"states": "changes", "requests": _Encoded("[" + text + tail + "]")})
+    fields: dict[str, Any] = {"states": "changes", "requests": _Encoded("[" + text + "]"),
+                              "expectation_key": named["expectation_key"]}
+    if "expectation" in named:
+        fields["expectation"] = _Encoded(named["expectation"])
+    return ("batch", fields)
 
 
 def case_tail(deals: Sequence[dict[str, Any]]) -> str:
     """The JSON text of a case's requests after its ``match``, as ``request`` writes them:
     per deal ``deal`` and ``state``, then ``legal``, ``apply`` and ``state`` per step."""
+    return "".join("," + piece for piece in case_requests(deals))
+
+
+def case_requests(deals: Sequence[dict[str, Any]]) -> list[str]:
+    """The JSON text of each of a case's requests after its ``match`` (``case_tail``)."""
     pieces = []
     for deal in deals:
         pieces.append(_ENCODER.encode({"cmd": "deal", "dealer": deal["dealer"], "hands": deal["hands"], "talon": deal["talon"]}))
@@ -109,7 +122,7 @@ def case_tail(deals: Sequence[dict[str, Any]]) -> str:
         for step in deal["steps"]:
             pieces += (_encoded("legal", None), _step_text("apply", {"action": step["action"]}) or
                        _ENCODER.encode({"cmd": "apply", "action": step["action"]}), _encoded("state", None))
-    return "".join("," + piece for piece in pieces)
+    return pieces
 
 
 @functools.lru_cache(maxsize=4096)
@@ -127,8 +140,10 @@ def _step_text(command: str, fields: dict[str, Any]) -> str | None:
 
 
 def forget(impl: Implementation) -> None:
-    """After a failed batch: what the process holds is unknown, documents go with their keys again."""
+    """After a failed batch: what the process holds is unknown, documents (and expectations) go
+    with their keys again."""
     _HELD.pop(impl, None)
+    expectation.forget(impl)
 
 
 def read(answer: Answer, commands: Sequence[str], clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
 
 from conformance.harness import diagnosis
-from conformance.oracle import batch
+from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
 from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
                                         START_FAILURES_BEFORE_GIVING_UP, START_GRACE,
@@ -74,7 +74,7 @@ class CaseRecord:
 
     case_id: str
     steps: tuple[StepRecord, ...]
-    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known
+    ended: str = "complete"  # complete | left_transcript | error: ... | skipped: ... | known | enough (expectation.ENOUGH)
     # A digest of the one reply the whole record was read from (the reference's batch), or
     # empty: two records of one case with the same source are the same record, which fit,
     # replaying a case under rules that do not touch it, need not weigh again
@@ -84,6 +84,10 @@ class CaseRecord:
     def broken(self) -> bool:
         """The record ended on a protocol failure or a skip, not on a game difference."""
         return self.ended.startswith(("error", "skipped"))
+
+
+# id of a record replays are weighed against -> (the record, its expectation or None)
+Expectations = dict[int, tuple[CaseRecord, expectation.Expectation | None]]
 
 
 @dataclass(frozen=True)
@@ -123,10 +127,12 @@ class Observer:
     """Plays cases on one persistent process; a protocol failure restarts it for the next case."""
 
     def __init__(self, command: Sequence[str], timeout: float = 10.0, budget: ReplyBudget | None = None,
-                 fallbacks: Sequence[str] = ()) -> None:
+                 fallbacks: Sequence[str] = (), expectations: Expectations | None = None) -> None:
         self.command = list(command)
         self.timeout = timeout
         self.budget = budget or ReplyBudget()  # what the run may keep of large replies (shared by a Pool)
+        # the expectations written for the records replays are weighed against (shared by a Pool)
+        self.expectations: Expectations = expectations if expectations is not None else {}
         self.fallbacks = tuple(fallbacks)  # what a match names when a declared list lacks the profile
         self.timeouts_in_a_row = 0  # as the runner: an implementation that hangs on every case is given up
         self.start_failures = 0
@@ -137,6 +143,7 @@ class Observer:
         self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
         self.batch = False  # it declares the batch extension: a case goes in one request
+        self.expects = False  # it declares expectations: a batch may name the replies expected
         self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
         self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
@@ -179,6 +186,7 @@ class Observer:
             about = reply.get("implementation")
             self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
             self.batch = batch.offered(reply)
+            self.expects = self.batch and expectation.offered(reply)
         return self.impl
 
     def kill(self) -> None:
@@ -277,17 +285,22 @@ class Observer:
     trusted_replies = False  # the reference's batch replies are neither clipped nor bounded again
 
     def observe(self, case: Transcript, profile: str, document: dict[str, Any],
-                known: Container[bytes] = ()) -> CaseRecord:
+                known: Container[bytes] = (), expected: CaseRecord | None = None) -> CaseRecord:
         """The record of one case; never raises for what the implementation does. The
         requests of a step (legal, apply, state) are written at once. ``known``: the sources
         (``CaseRecord.source``) of records of this case the caller holds already; a reply
-        with one of them is not read again, and its record comes back without steps, ended ``KNOWN``."""
+        with one of them is not read again, and its record comes back without steps, ended
+        ``KNOWN``. ``expected``: the record this one will be weighed against (the trusted
+        reference only, where it declares expectations): its replies are sent as the
+        expectation of the case, and where the reference's are exactly those, the record
+        takes them (the very step records where a whole step is as expected)."""
         steps: list[StepRecord] = []
         ended = "complete"
         timed_out = False
         try:
             if self.trusted_replies and self._started() is not None and self.batch:
-                ended, source = self._whole_case(case, profile, document, steps, known)
+                wanted = self._expectation(case, expected) if expected is not None and self.expects else None
+                ended, source = self._whole_case(case, profile, document, steps, known, wanted)
                 self.timeouts_in_a_row = 0
                 return CaseRecord(case.id, tuple(steps), ended, source)
             # The requests in order, cut after each step: the next step is only sent once this
@@ -318,86 +331,80 @@ class Observer:
         except ProtocolFailure as exc:
             ended = f"error: {exc}"
             timed_out = isinstance(exc, Timeout)
-            self.kill()
+            if isinstance(exc, Errored) and self.trusted_replies and self.impl is not None:
+                if exc.command == "match":  # the whole reply was read: only a document it was to keep is unsure
+                    batch.forget(self.impl)
+            else:
+                self.kill()
             if isinstance(exc, CannotStart) and not self.ever_started:
                 raise  # nothing could be observed at all: the caller stops (exit 4), as verify does
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
-    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any],
-                    steps: list[StepRecord], known: Container[bytes] = ()) -> tuple[str, bytes]:
+    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord],
+                    known: Container[bytes] = (), wanted: expectation.Expectation | None = None) -> tuple[str, bytes]:
         """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
-        replies list in one pass, as ``observe`` reads them one by one from ``batched``: a
-        reply is judged (skipped, errored) only when taken, states rebuilt from their
-        changes, an unchanged field's value the very object of the step before. Returns
-        how the record ends (complete, left_transcript) and its source (``_source``); a
-        source in ``known`` is not read into steps (``KNOWN``)."""
-        match = self.match_request(profile, document, case.match)
-        answer = batch.sent(self._started(), (), built=batch.case_request(self._started(), match, _tail(case)))
-        if "errored" in answer.reply or "skipped" in answer.reply:
-            _check("batch", answer.reply)
-        if known and (source := self._source(answer)) in known:
+        replies list in one pass (``_CaseReading``), as ``observe`` reads them one by one from
+        ``batched``. Returns how the record ends (complete, left_transcript, or enough: asked
+        only as far as ``wanted``, the expectation the batch named, goes) and its source
+        (``_source``); a source in ``known`` is not read into steps (``KNOWN``)."""
+        answer = self._case_answer(case, profile, document, wanted)
+        source = self._source(answer, wanted)
+        if known and source in known:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
-        replies = answer.reply.get("replies")
-        if not isinstance(replies, list) or not set(map(type, replies)) <= {dict}:
-            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
-        count = len(replies)
-
-        def taken(at: int, command: str) -> dict[str, Any]:
-            if at >= count:
-                wanted = 1 + sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
-                raise ProtocolFailure(f"batch reply: {count} replies to {wanted} requests, and no errored one last")
-            reply: dict[str, Any] = replies[at]
-            if "errored" in reply or "skipped" in reply:
-                _check(command, reply)
-            return reply
-
-        state: dict[str, Any] | None = None
-        shown: dict[str, Any] | None = None  # the state of the record's last step
-
-        def observed(at: int) -> tuple[dict[str, Any], frozenset[str] | None]:
-            """The state a reply shows, and the fields that changed since the last step's (None: any)."""
-            nonlocal state, shown
-            reply = taken(at, "state")
-            changed: frozenset[str] | None = None
-            if "changes" in reply:
-                changes = reply["changes"]
-                if state is None or not isinstance(changes, dict):
-                    raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
-                changed = frozenset(changes) if shown is state else None
-                state = {**state, **changes}
-                shown = state
-            else:
-                full = reply.get("state")
-                if isinstance(full, dict):
-                    state = full
-                shown = full if isinstance(full, dict) else {}
-            return shown, changed
-
-        taken(0, "match")
+        reading = _CaseReading(case, answer.reply.get("replies"), wanted, self.told, steps)
+        reading.taken(0, "match")
         at = 1
         for number, deal in enumerate(case.deals, start=1):
-            dealt = _reply(taken(at, "deal"))
-            steps.append(StepRecord(number, 0, None, None, dealt, *observed(at + 1)))
-            at += 2
-            for index, scripted in enumerate(deal["steps"], start=1):
-                legal = _legal(taken(at, "legal"))
-                reply = self.told(_reply(taken(at + 1, "apply")))
-                steps.append(StepRecord(number, index, scripted["action"], legal, reply, *observed(at + 2)))
-                at += 3
-                if reply.accepted == ("refused" in scripted):
-                    return "left_transcript", self._source(answer)
-        return "complete", self._source(answer)
+            for index, scripted in enumerate([None, *deal["steps"]]):
+                if at >= reading.asked:
+                    return expectation.ENOUGH, source
+                steps.append(reading.step(number, index, scripted["action"] if scripted else None, at))
+                at += 3 if index else 2
+                if scripted and steps[-1].reply.accepted == ("refused" in scripted):
+                    return "left_transcript", source
+        return "complete", source
 
-    def _source(self, answer: Answer) -> bytes:
-        """A digest of the batch reply's line after its seq, and of whether refusals are told
-        with their reasons: all a record read from it depends on besides its case. Empty for
-        a line that does not start with its seq (then nothing is known to be the same)."""
+    def _expectation(self, case: Transcript, record: CaseRecord) -> expectation.Expectation | None:
+        """The expectation of a case's replays from the record they are weighed against, written
+        once per record (fit weighs every replay of a case against the same one) and kept as
+        long as this observer (or its Pool)."""
+        kept = self.expectations.get(id(record))
+        if kept is not None and kept[0] is record:
+            return kept[1]
+        written = expectation.written(case.deals, batch.case_requests(case.deals), record)
+        if len(self.expectations) < CASE_TEXTS_KEPT:
+            self.expectations[id(record)] = (record, written)  # held: its id is not reused
+        return written
+
+    def _case_answer(self, case: Transcript, profile: str, document: dict[str, Any],
+                     wanted: expectation.Expectation | None) -> Answer:
+        """The reply to the batch of a whole case (its ``errored`` or ``skipped`` raised). A
+        batch that named an expectation without sending it and failed whole (the process
+        dropped it) is sent once more with the expectation."""
+        impl = self._started()
+        match = self.match_request(profile, document, case.match)
+        named = expectation.named(impl, wanted) if wanted is not None else None
+        answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+        if named is not None and "expectation" not in named and "errored" in answer.reply:
+            named = expectation.named(impl, wanted) if wanted is not None else None  # forgotten by batch.sent
+            answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+        if "errored" in answer.reply or "skipped" in answer.reply:
+            _check("batch", answer.reply)
+        return answer
+
+    def _source(self, answer: Answer, wanted: expectation.Expectation | None = None) -> bytes:
+        """A digest of the batch reply's line after its seq, of whether refusals are told
+        with their reasons and of the expectation named: all a record read from it depends
+        on besides its case. Empty for a line that does not start with its seq (then nothing
+        is known to be the same)."""
         head = b'{"seq":%d,' % answer.reply["seq"]
         if not answer.line.startswith(head):
             return b""
         digest = hashlib.blake2b(answer.line[len(head):], digest_size=16)
         digest.update(b"reasons" if self.reasons else b"no reasons")
+        if wanted is not None:
+            digest.update(b" expecting " + wanted.key.encode())
         return digest.digest()
 
     def batched(self, requests: Sequence[Request], answer: Answer | None = None) -> Iterator[dict[str, Any]]:
@@ -444,6 +451,94 @@ class Observer:
                     answer = self._kept(item, answer)
                     _judge(item, answer)
                     yield answer.reply
+
+
+class _CaseReading:
+    """The replies of a case's batch read into its steps, in order: a reply is judged
+    (skipped, errored) only when taken, states are rebuilt from their changes (an unchanged
+    field's value the very object of the step before), and where a reply was counted as
+    expected (MET) the expected record's value is taken, its very step where a whole step was."""
+
+    def __init__(self, case: Transcript, replies: Any, wanted: expectation.Expectation | None,
+                 told: Callable[[Reply], Reply], steps: list[StepRecord]) -> None:
+        if not isinstance(replies, list):
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        if wanted is not None:
+            replies = expectation.expanded(replies, wanted, 1)
+        elif not set(map(type, replies)) <= {dict}:
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
+        self.case, self.replies, self.told, self.steps = case, replies, told, steps
+        self.mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
+        # the requests sent, the match's included: all the case's, or as far as the expectation goes
+        self.asked = 1 + (wanted.requests if wanted is not None else _requests(case))
+        self.state: dict[str, Any] | None = None  # the last state reply's whole state
+        self.shown: dict[str, Any] | None = None  # the state of the record's last step
+
+    def taken(self, at: int, command: str) -> Any:
+        """The reply at ``at`` (MET where it was as expected)."""
+        if at >= len(self.replies):
+            raise ProtocolFailure(f"batch reply: {len(self.replies)} replies to {1 + _requests(self.case)} requests, "
+                                  "and no errored one last")
+        reply: Any = self.replies[at]
+        if reply is expectation.MET:
+            return reply
+        if not isinstance(reply, dict):
+            raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects and counts")
+        if "errored" in reply or "skipped" in reply:
+            _check(command, reply)
+        return reply
+
+    def step(self, number: int, index: int, action: str | None, at: int) -> StepRecord:
+        """The record's next step from the replies from ``at`` on (legal, apply, state; the
+        deal's: deal, state): the expected step itself where all were as expected and it
+        follows the step before as in the expected record."""
+        mine = self.mine[len(self.steps)] if len(self.steps) < len(self.mine) else None
+        legal: tuple[str, ...] | None = None
+        if index:
+            said = self.taken(at, "legal")
+            legal = _expected(mine).legal if said is expectation.MET else _legal(said)
+            at += 1
+        said = self.taken(at, "deal" if index == 0 else "apply")
+        reply = self.told(_expected(mine).reply if said is expectation.MET else _reply(said))
+        shows, changed = self.observed(at + 1, mine)
+        if (mine is not None and legal is mine.legal and reply is mine.reply and shows is mine.state
+                and changed == mine.changed):
+            return mine
+        return StepRecord(number, index, action, legal, reply, shows, changed)
+
+    def observed(self, at: int, mine: StepRecord | None) -> tuple[dict[str, Any], frozenset[str] | None]:
+        """The state a reply shows, and the fields that changed since the last step's (None: any)."""
+        reply = self.taken(at, "state")
+        changed: frozenset[str] | None = None
+        if reply is expectation.MET:
+            before = self.mine[len(self.steps) - 1].state if self.steps else None  # the expected step before's
+            changed = _expected(mine).changed if self.shown is before and before is not None else None
+            self.state = self.shown = _expected(mine).state
+        elif "changes" in reply:
+            changes = reply["changes"]
+            if self.state is None or not isinstance(changes, dict):
+                raise ProtocolFailure("batch reply: 'changes' before any full state, or not an object")
+            changed = frozenset(changes) if self.shown is self.state else None
+            self.state = self.shown = {**self.state, **changes}
+        else:
+            full = reply.get("state")
+            if isinstance(full, dict):
+                self.state = full
+            self.shown = full if isinstance(full, dict) else {}
+        return self.shown, changed
+
+
+def _expected(mine: StepRecord | None) -> StepRecord:
+    """The expected step a reply counted as expected stands for (``expectation.expanded``
+    lets a count stand only where a reply was expected)."""
+    if mine is None:
+        raise ProtocolFailure("batch reply: a reply counted as expected where none was")
+    return mine
+
+
+def _requests(case: Transcript) -> int:
+    """The requests of a case after its match: per deal deal and state, per step legal, apply, state."""
+    return sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
 
 
 CASE_TEXTS_KEPT = 8192  # cases whose batched requests' text is kept (a corpus holds about a thousand)
@@ -503,12 +598,23 @@ def _judge(item: Posted, answer: Answer) -> None:
     _check(item.command, answer.reply)
 
 
+class Errored(ProtocolFailure):
+    """An ``errored`` reply, read whole: the stream is still in step. The trusted reference
+    answers so when a candidate's rules end a deal elsewhere than the case (the next ``deal``
+    comes during play): a hundred times in a fit, each of which used to cost a new process
+    and every document and expectation sent to it again."""
+
+    def __init__(self, message: str, command: str) -> None:
+        super().__init__(message)
+        self.command = command  # the request answered so
+
+
 def _check(command: str, reply: dict[str, Any]) -> None:
-    """Skipped for a ``skipped`` reply, ProtocolFailure for an ``errored`` one."""
+    """Skipped for a ``skipped`` reply, Errored for an ``errored`` one."""
     if "skipped" in reply:
         raise Skipped(str(reply["skipped"]))
     if "errored" in reply:
-        raise ProtocolFailure(f"errored on {command!r}: {reply['errored']}")
+        raise Errored(f"errored on {command!r}: {reply['errored']}", command)
 
 
 class BatchObserver(Observer):
@@ -615,6 +721,15 @@ class Verdicts:
         self.fields: dict[str, tuple[Any, Any, StateRows]] = {}  # field -> (expected value, actual value, its rows)
         self.differing: set[str] = set()  # the fields with rows
 
+    @classmethod
+    def agreeing(cls, state: dict[str, Any]) -> Verdicts:
+        """The verdicts of a state compared with itself: no field differs. Only for a state
+        that the reference showed exactly as the implementation (``equal`` on a value and the
+        value itself fails only for a NaN, which no reply the reference matched holds)."""
+        verdicts = cls()
+        verdicts.fields = {key: (value, value, []) for key, value in state.items()}
+        return verdicts
+
     def judge(self, key: str, want: Any, got: Any) -> None:
         """The rows of one field: those of the step before when its values on both sides are
         the very objects compared then (a record built from state changes keeps an unchanged
@@ -708,8 +823,15 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
     phase = "deal"
     before: dict[str, Any] | None = None
     verdicts: Verdicts | None = None
+    agreed: dict[str, Any] | None = None  # the state of the last step the two records share
     for want, got in zip(expected.steps, actual.steps):
         phase = "deal" if want.step == 0 else phase
+        if want is got:  # the very same step on both sides (an expectation met): nothing in it differs
+            agreed, verdicts, before = want.state, None, want.state
+            phase = str(want.state.get("phase", phase))
+            continue
+        if agreed is not None:  # the next step is judged against the shared one's verdicts: all agree
+            verdicts, agreed = Verdicts.agreeing(agreed), None
 
         def add(kind: str, detail: str, wanted: Any, seen: Any) -> None:
             found.append(Difference(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen,
@@ -855,8 +977,9 @@ class Pool:
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, jobs: int = 1, timeout: float = 10.0,
                  batch: bool = False, fallbacks: Sequence[str] = ()) -> None:
         kind = BatchObserver if batch else Observer  # batch: only for the trusted reference
-        budget = ReplyBudget()
-        self.observers = [kind(command, timeout, budget=budget, fallbacks=fallbacks) for _ in range(max(1, jobs))]
+        budget, expectations = ReplyBudget(), Expectations()
+        self.observers = [kind(command, timeout, budget=budget, fallbacks=fallbacks, expectations=expectations)
+                          for _ in range(max(1, jobs))]
 
     def map(self, items: Sequence[Item], work: Callable[[Observer, Item], Out],
             progress: Callable[[], None] | None = None) -> list[Out]:
