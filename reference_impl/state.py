@@ -60,6 +60,22 @@ def _wrong_phase(action: object, wanted: str, phase: str) -> IllegalActionError:
 class MatchState:
     """A match under one profile's rules, with the deal in progress."""
 
+    # Fixed fields: with more than 30 attributes a plain instance keeps them in a full dict,
+    # and CPython 3.11 then cannot specialise ``self.method()`` calls (each one looked up in
+    # the instance dict and the class); slots keep every attribute and method access direct.
+    __slots__ = (
+        # what the rules say once (see __init__)
+        "rules", "_window_rules", "_automatic_marriages", "_declaring", "_declaring_tricks", "_trick_bonuses_scored",
+        "_give_up_phases", "_worths", "_bids",
+        # the match
+        "scores", "bolts", "give_ups", "barrel", "winner", "phase",
+        # the deal in progress (see _clear_deal)
+        "dealer", "next_dealer", "hands", "talon", "talon_shown", "auction", "passed", "high_bid", "high_bidder", "to_act",
+        "declarer", "contract", "auction_hand", "talon_hand", "claim_window", "claim_queue", "trump", "pending_trump", "trick",
+        "trick_number", "tricks_won", "card_points", "marriages", "aces", "bonus_points", "nines_holder", "deal_result",
+        "start_scores", "_legal",
+    )  # fmt: skip
+
     def __init__(self, rules: Rules, match: Mapping[str, Any] | None = None) -> None:
         self.rules = rules
         # each window's automatic redeal rules and claims, in the profile's order: asked at every deal
