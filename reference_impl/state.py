@@ -350,7 +350,12 @@ class MatchState:
                 if self._qualifies(player, rule):
                     self._end_with_redeal(rule.condition, player, events)
                     return
-        queue = [p for p in order if self._may_claim(p, claims)]
+        queue = []  # the seats that may claim, in turn
+        for player in order:
+            for rule in claims:
+                if self._qualifies(player, rule):
+                    queue.append(player)
+                    break
         if queue:
             self.phase = "claim"
             self.claim_window = window
@@ -358,12 +363,6 @@ class MatchState:
             self.to_act = queue[0]
             return
         self._after_window(window, events)
-
-    def _may_claim(self, player: int, claims: list[RedealRule]) -> bool:
-        for rule in claims:
-            if self._qualifies(player, rule):
-                return True
-        return False
 
     def _after_window(self, window: str, events: list[Event]) -> None:
         self.claim_window = None
@@ -784,7 +783,7 @@ class MatchState:
         hand = self.hands[player]
         if self.trick:
             return play_actions(self._allowed_cards(hand))
-        if not self._can_declare():
+        if self.trick_number not in self._declaring_tricks:  # _can_declare, asked at every lead
             return play_actions(hand)
         marriages, aces = self._declaring
         return lead_actions(hand, marriages, aces)
