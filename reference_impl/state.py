@@ -95,7 +95,7 @@ class MatchState:
         self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
         self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
-        self._bids: dict[tuple[int | None, int | None, bool, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
+        self._bids: dict[tuple[int | None, bool, int, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -168,7 +168,9 @@ class MatchState:
         self._clear_deal(dealer)
         self.hands = dealt_hands
         self.talon = dealt_talon
-        self.nines_holder = next((p for p in PLAYERS if self.hands[p] & NINES == NINES), None)
+        for player in PLAYERS:  # who was dealt all four nines (redeals.four_nines_bonus), if anyone
+            if dealt_hands[player] & NINES == NINES:
+                self.nines_holder = player
         self.phase = "auction"
         events: list[Event] = []
         self._open_window("before_bidding", events)
@@ -520,12 +522,13 @@ class MatchState:
         return top
 
     def _legal_auction(self) -> tuple[str, ...]:
-        """The bids then ``pass``, sorted as strings. They follow from the high bid, the barrel
-        minimum, whether a pass is allowed and the marriages held, and the same few of those
-        come back auction after auction: each is worked out once."""
+        """The bids then ``pass``, sorted as strings. Under one profile they follow from the high
+        bid, whether the player is on the barrel (its minimum bid), how many have passed (whether
+        a pass is allowed) and the marriages held, and the same few of those come back auction
+        after auction: each is worked out once."""
         player = self.to_act
         assert player is not None
-        key = (self.high_bid, self._barrel_minimum(player), self._may_pass(player), self._marriage_worth(self.hands[player]))
+        key = (self.high_bid, self.barrel[player].on, sum(self.passed), self._marriage_worth(self.hands[player]))
         legal = self._bids.get(key)
         if legal is None:
             legal = self._bids[key] = self._legal_bids(player)
@@ -1049,7 +1052,7 @@ def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | st
     Each card goes straight into its hand's mask: no list of cards is built for a good deal."""
     if not isinstance(hands, (list, tuple)) or len(hands) != 3:
         raise DealError(f"hands: expected three hands, got {hands!r}")
-    masks = [_dealt_mask(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
+    masks = [_dealt_mask(hands[0], "hands[0]", 7), _dealt_mask(hands[1], "hands[1]", 7), _dealt_mask(hands[2], "hands[2]", 7)]
     talon_mask = _dealt_mask(talon, "talon", 3)
     if (masks[0] | masks[1] | masks[2] | talon_mask).bit_count() != 24:  # 24 cards dealt, 24 distinct
         everything = [c if isinstance(c, Card) else Card.parse(c) for h in (*hands, talon) for c in h]
