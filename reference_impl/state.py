@@ -213,7 +213,9 @@ class MatchState:
         if legal is None or action not in legal:
             parsed = self._checked(action)
         else:  # a listed action is legal, nothing to check, and canonical: parsed once, then looked up
-            parsed = CANONICAL.get(action) or parse_action(action)
+            # (indexed, not CANONICAL.get: CPython 3.11 looks a method of an imported name up as
+            # an attribute, building a bound method at every call)
+            parsed = CANONICAL[action] if action in CANONICAL else parse_action(action)
         self._legal = None
         events: list[Event] = []
         if isinstance(parsed, Play):
