@@ -213,9 +213,12 @@ class MatchState:
         if legal is None or action not in legal:
             parsed = self._checked(action)
         else:  # a listed action is legal, nothing to check, and canonical: parsed once, then looked up
-            # (indexed, not CANONICAL.get: CPython 3.11 looks a method of an imported name up as
-            # an attribute, building a bound method at every call)
-            parsed = CANONICAL[action] if action in CANONICAL else parse_action(action)
+            # (by index: CPython 3.11 compiles CANONICAL.get(...) on an imported name as an attribute
+            # load, a bound method built at every call)
+            try:
+                parsed = CANONICAL[action]
+            except KeyError:  # listed, but not parsed before
+                parsed = parse_action(action)
         self._legal = None
         events: list[Event] = []
         if isinstance(parsed, Play):
