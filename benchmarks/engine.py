@@ -71,6 +71,35 @@ seven calls a play (``legal_actions``, ``_legal_plays``, ``_allowed_cards`` or `
 the mutants patch by name, so they stay calls. Halving the instructions would mean a flatter
 engine (a play's legal list, checks and effects in one or two functions), which the mutants and
 the readability asked for here rule out.
+
+Round 10 (issue 25, goal 12,000 deals/s for every bundled profile). Counted by callgrind, 300
+deals (dealing included, about 134 thousand a deal, outside the timed loop), PYTHONHASHSEED=0
+(string hashes move a count by a few thousand otherwise), thousand instructions a deal before:
+gambler-club 973, repino-2013 973, classic 826, polish 782, polish-tournament 781, skill-games
+828. Of gambler-club's, 42% was the bytecode loop itself and about 8% the generic look-up of
+``self.method()``: ``MatchState`` has 44 attributes, more than the 30 keys CPython 3.11 keeps
+in a shared instance dict, so its instances had full dicts and no method call on them was ever
+specialised. Fixed slots took gambler-club from 978 to 896 alone. Then: a redeal window lists
+the seats that may claim in one loop (no comprehension and ``_may_claim`` per seat), 896 to
+880; the end of a deal with fewer calls (totals summed in one loop, the defenders of a seat
+from a table, one ``numbers`` call per list of scores, ``_match_end`` left at once below the
+target), 880 to 861; the auction's cache of legal bids keyed by the state's own fields instead
+of two calls per bid, and the dealt hands read without a comprehension, 861 to 854; ``apply``
+takes a listed action's parse by index from ``CANONICAL`` (``CANONICAL.get`` on an imported
+name compiles to an attribute load that builds a bound method at every action), 854 to 833.
+After: gambler-club 838, repino-2013 838, classic 728, polish 680, polish-tournament 681,
+skill-games 720 (13 to 14% fewer; about 16% of the engine's part once dealing is taken off);
+cProfile of 3,000 deals of gambler-club, 2,474,357 to 2,305,058 calls. Measured and dropped:
+play strings from a table in the codes' order instead of a sort on a cache miss (12 thousand
+more, not fewer), leads' plays left out of the cache (2 fewer), a per-deal cache of each seat's
+marriage worth (4 fewer: not worth a field). Where gambler-club's 838 thousand go now, cutting
+deals at each phase: the start of a deal with its claim window 64, the auction with the talon
+110, the exchange (90 gives listed, copied and searched) 64, the contract 45, the 23 plays and
+the scoring 427 (about 17 thousand a play: 240 bytecodes over about seven calls, and as much
+again of C work: the caches' look-ups, the legal list copied for the caller, a new int for every
+mask operation above 256, the events). The rate gained is about a fifth, not the 1.55 times asked
+for: what is left is spread over every phase with no hot spot, and halving it would take the
+flatter engine that round 9 ruled out.
 """
 
 from __future__ import annotations

@@ -229,17 +229,29 @@ def _marriage_without_partner() -> list[Patch]:
 
 @mutant("undeclared-marriage-counted", "scores a marriage for a king and queen played by one player without declaring", "marriages")
 def _undeclared_marriage() -> list[Patch]:
+    # who played each card of the deal, per state (MatchState has fixed slots, so the record
+    # lives here, keyed by the state's id and started afresh with each deal)
+    played_by: dict[int, dict[Card, int]] = {}
+
+    def make_clear(original: Callable[..., None]) -> Any:
+        def clear_deal(self: MatchState, dealer: int | None) -> None:
+            played_by[id(self)] = {}
+            original(self, dealer)
+
+        return clear_deal
+
     def make_play(original: Callable[..., None]) -> Any:
         def play(self: MatchState, action: Any, events: Events) -> None:
             player = self.to_act
+            assert player is not None
             original(self, action, events)
-            self.__dict__.setdefault("played_by", {})[action.card] = player
+            played_by.setdefault(id(self), {})[action.card] = player
 
         return play
 
     def make_score(original: Callable[..., None]) -> Any:
         def score_played(state: MatchState, events: Events) -> None:
-            played: dict[Card, int] = state.__dict__.pop("played_by", {})
+            played = played_by.pop(id(state), {})
             for suit in SUITS:
                 king, queen = played.get(card("K" + suit)), played.get(card("Q" + suit))
                 if king is not None and king == queen and suit not in state.marriages[king]:
@@ -248,7 +260,8 @@ def _undeclared_marriage() -> list[Patch]:
 
         return score_played
 
-    return [wrap(MatchState, "_play", make_play), wrap(deal_end, "score_played", make_score)]
+    return [wrap(MatchState, "_clear_deal", make_clear), wrap(MatchState, "_play", make_play),
+            wrap(deal_end, "score_played", make_score)]
 
 
 @mutant("second-marriage-keeps-trump", "lets only the first marriage of a deal set trumps", "marriages")

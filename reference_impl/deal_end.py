@@ -9,11 +9,12 @@ the scoring with the deal's whole change (``deltas``) and the new ``scores``, an
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from .scoring import Number, number, whole, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
+from .scoring import Number, numbers, whole, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
 
 if TYPE_CHECKING:
     from .state import Event, MatchState
@@ -36,11 +37,13 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     """Score a deal whose eight tricks are played."""
     declarer, contract = state.declarer, state.contract
     assert declarer is not None and contract is not None
-    marriages = state.rules.marriages.values
-    points: list[Number] = [
-        state.card_points[p] + sum([marriages[s] for s in state.marriages[p]]) + state.aces[p] + state.bonus_points[p]
-        for p in range(3)
-    ]
+    values = state.rules.marriages.values
+    points: list[Number] = [0, 0, 0]
+    for p in range(3):  # card points + declared marriages + four aces + bonuses
+        raw = state.card_points[p] + state.aces[p] + state.bonus_points[p]
+        for suit in state.marriages[p]:
+            raw += values[suit]
+        points[p] = raw
     scoring = state.rules.scoring
     total = round_score(points[declarer], scoring.declarer_rounding)
     made = total >= contract
@@ -48,7 +51,7 @@ def score_played(state: MatchState, events: list[Event]) -> None:
     deltas: list[Number] = [0, 0, 0]
     deltas[declarer] = _declarer_result(state, outcome, total)
     share = 0 if made else _failed_contract_share(scoring.failed_contract_points, contract)
-    for p in _defenders(declarer):
+    for p in DEFENDERS[declarer]:
         deltas[p] = _defending(state, p, round_score(points[p], scoring.defender_rounding) + share)
     _finish(state, outcome, deltas, events)
 
@@ -83,13 +86,12 @@ def score_given_up(state: MatchState, events: list[Event]) -> None:
     deltas[declarer] = -give_up_declarer_loss(rules, bid, count)
     if count >= rules.defenders_paid_from:
         gain = give_up_defender_gain(rules, bid)
-        for p in _defenders(declarer):
+        for p in DEFENDERS[declarer]:
             deltas[p] = _defending(state, p, gain)
     _finish(state, outcome, deltas, events)
 
 
-def _defenders(declarer: int) -> tuple[int, int]:
-    return (declarer + 1) % 3, (declarer + 2) % 3
+DEFENDERS = ((1, 2), (2, 0), (0, 1))  # the defenders of each declarer's seat, left neighbour first
 
 
 def _occupants(state: MatchState) -> list[int]:
@@ -116,10 +118,10 @@ def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Number], event
         _barrel_arrivals(state, outcome, events)
         _failed_visit_reset(state, events)
     _dump(state, events)
-    points = [number(x) for x in outcome.points]
-    changes = [number(state.scores[p] - state.start_scores[p]) for p in range(3)]
+    points = numbers(outcome.points)
+    changes = numbers(map(operator.sub, state.scores, state.start_scores))
     state.deal_result = {"kind": outcome.kind, "made": outcome.made, "points": points, "deltas": changes}
-    events.append({"type": "deal_scored", "points": list(points), "deltas": list(changes), "scores": [number(x) for x in state.scores]})
+    events.append({"type": "deal_scored", "points": list(points), "deltas": list(changes), "scores": numbers(state.scores)})
     state.phase = "deal_over"
     state.to_act = None
     assert state.dealer is not None
@@ -144,7 +146,7 @@ def _bolts(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None
     rules = state.rules.bolts
     if not rules.enabled or (outcome.kind == "given_up" and not rules.in_give_up_deal):
         return
-    players = list(_defenders(outcome.declarer))
+    players = list(DEFENDERS[outcome.declarer])
     if rules.declarer and outcome.kind == "played":
         players.insert(0, outcome.declarer)
     for p in players:
@@ -311,6 +313,8 @@ def _dump(state: MatchState, events: list[Event]) -> None:
 
 def _match_end(state: MatchState, outcome: DealOutcome, events: list[Event]) -> None:
     """Ruling 10 (match_end.tie_break) among the players who reach the target."""
+    if max(state.scores) < state.rules.match_end.target:
+        return  # nobody reaches it (whether over_target is reach or exact_only): most deals
     reached = [p for p in range(3) if _reaches(state, state.scores[p]) and _eligible(state, outcome, p)]
     if not reached:
         return

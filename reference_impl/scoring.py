@@ -11,6 +11,7 @@ and a ``Fraction`` only while it holds a half: int arithmetic costs a tenth of F
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Iterable
 
 from .rules import DefenderLockRules, GivingUpRules
 
@@ -29,6 +30,14 @@ def number(value: Fraction | int) -> int | float:
     if isinstance(value, int):
         return value
     return int(value) if value.denominator == 1 else float(value)
+
+
+def numbers(values: Iterable[Number]) -> list[int | float]:
+    """``number`` of each score, in one call: most are ints, kept as they are."""
+    json: list[int | float] = []
+    for value in values:
+        json.append(value if isinstance(value, int) else number(value))
+    return json
 
 
 def round_score(value: Number, rounding: str) -> Number:

@@ -60,6 +60,22 @@ def _wrong_phase(action: object, wanted: str, phase: str) -> IllegalActionError:
 class MatchState:
     """A match under one profile's rules, with the deal in progress."""
 
+    # Fixed fields: with more than 30 attributes a plain instance keeps them in a full dict,
+    # and CPython 3.11 then cannot specialise ``self.method()`` calls (each one looked up in
+    # the instance dict and the class); slots keep every attribute and method access direct.
+    __slots__ = (
+        # what the rules say once (see __init__)
+        "rules", "_window_rules", "_automatic_marriages", "_declaring", "_declaring_tricks", "_trick_bonuses_scored",
+        "_give_up_phases", "_worths", "_bids",
+        # the match
+        "scores", "bolts", "give_ups", "barrel", "winner", "phase",
+        # the deal in progress (see _clear_deal)
+        "dealer", "next_dealer", "hands", "talon", "talon_shown", "auction", "passed", "high_bid", "high_bidder", "to_act",
+        "declarer", "contract", "auction_hand", "talon_hand", "claim_window", "claim_queue", "trump", "pending_trump", "trick",
+        "trick_number", "tricks_won", "card_points", "marriages", "aces", "bonus_points", "nines_holder", "deal_result",
+        "start_scores", "_legal",
+    )  # fmt: skip
+
     def __init__(self, rules: Rules, match: Mapping[str, Any] | None = None) -> None:
         self.rules = rules
         # each window's automatic redeal rules and claims, in the profile's order: asked at every deal
@@ -79,7 +95,7 @@ class MatchState:
         self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
         self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
-        self._bids: dict[tuple[int | None, int | None, bool, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
+        self._bids: dict[tuple[int | None, bool, int, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -152,7 +168,9 @@ class MatchState:
         self._clear_deal(dealer)
         self.hands = dealt_hands
         self.talon = dealt_talon
-        self.nines_holder = next((p for p in PLAYERS if self.hands[p] & NINES == NINES), None)
+        for player in PLAYERS:  # who was dealt all four nines (redeals.four_nines_bonus), if anyone
+            if dealt_hands[player] & NINES == NINES:
+                self.nines_holder = player
         self.phase = "auction"
         events: list[Event] = []
         self._open_window("before_bidding", events)
@@ -195,7 +213,12 @@ class MatchState:
         if legal is None or action not in legal:
             parsed = self._checked(action)
         else:  # a listed action is legal, nothing to check, and canonical: parsed once, then looked up
-            parsed = CANONICAL.get(action) or parse_action(action)
+            # (by index: CPython 3.11 compiles CANONICAL.get(...) on an imported name as an attribute
+            # load, a bound method built at every call)
+            try:
+                parsed = CANONICAL[action]
+            except KeyError:  # listed, but not parsed before
+                parsed = parse_action(action)
         self._legal = None
         events: list[Event] = []
         if isinstance(parsed, Play):
@@ -334,7 +357,12 @@ class MatchState:
                 if self._qualifies(player, rule):
                     self._end_with_redeal(rule.condition, player, events)
                     return
-        queue = [p for p in order if self._may_claim(p, claims)]
+        queue = []  # the seats that may claim, in turn
+        for player in order:
+            for rule in claims:
+                if self._qualifies(player, rule):
+                    queue.append(player)
+                    break
         if queue:
             self.phase = "claim"
             self.claim_window = window
@@ -342,12 +370,6 @@ class MatchState:
             self.to_act = queue[0]
             return
         self._after_window(window, events)
-
-    def _may_claim(self, player: int, claims: list[RedealRule]) -> bool:
-        for rule in claims:
-            if self._qualifies(player, rule):
-                return True
-        return False
 
     def _after_window(self, window: str, events: list[Event]) -> None:
         self.claim_window = None
@@ -518,12 +540,13 @@ class MatchState:
         return top
 
     def _legal_auction(self) -> tuple[str, ...]:
-        """The bids then ``pass``, sorted as strings. They follow from the high bid, the barrel
-        minimum, whether a pass is allowed and the marriages held, and the same few of those
-        come back auction after auction: each is worked out once."""
+        """The bids then ``pass``, sorted as strings. Under one profile they follow from the high
+        bid, whether the player is on the barrel (its minimum bid), how many have passed (whether
+        a pass is allowed) and the marriages held, and the same few of those come back auction
+        after auction: each is worked out once."""
         player = self.to_act
         assert player is not None
-        key = (self.high_bid, self._barrel_minimum(player), self._may_pass(player), self._marriage_worth(self.hands[player]))
+        key = (self.high_bid, self.barrel[player].on, sum(self.passed), self._marriage_worth(self.hands[player]))
         legal = self._bids.get(key)
         if legal is None:
             legal = self._bids[key] = self._legal_bids(player)
@@ -779,7 +802,7 @@ class MatchState:
         hand = self.hands[player]
         if self.trick:
             return play_actions(self._allowed_cards(hand))
-        if not self._can_declare():
+        if self.trick_number not in self._declaring_tricks:  # _can_declare, asked at every lead
             return play_actions(hand)
         marriages, aces = self._declaring
         return lead_actions(hand, marriages, aces)
@@ -1045,7 +1068,7 @@ def _parse_deal(hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | st
     Each card goes straight into its hand's mask: no list of cards is built for a good deal."""
     if not isinstance(hands, (list, tuple)) or len(hands) != 3:
         raise DealError(f"hands: expected three hands, got {hands!r}")
-    masks = [_dealt_mask(h, f"hands[{i}]", 7) for i, h in enumerate(hands)]
+    masks = [_dealt_mask(hands[0], "hands[0]", 7), _dealt_mask(hands[1], "hands[1]", 7), _dealt_mask(hands[2], "hands[2]", 7)]
     talon_mask = _dealt_mask(talon, "talon", 3)
     if (masks[0] | masks[1] | masks[2] | talon_mask).bit_count() != 24:  # 24 cards dealt, 24 distinct
         everything = [c if isinstance(c, Card) else Card.parse(c) for h in (*hands, talon) for c in h]
