@@ -1242,10 +1242,14 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
     if result.residual:
         missed = sum(len(e.missed) for e in result.weighed.values())
         aside = sum(len(e.set_aside) for e in result.weighed.values())
-        parts = [f"{missed} that no value fit tried of their deciding knobs reproduces"] if missed else []
-        parts += [f"{aside} where the implementation contradicts itself (no rule plays that)"] if aside else []
-        lines.append(f"# residual: {missed + aside} observation(s) in {len(result.residual)} case(s), "
-                     f"{' and '.join(parts)}:")
+        tried = "that no value fit tried of their deciding knobs reproduces"
+        if aside:  # the two kinds apart: a knob could not be found, or no rules play it at all
+            parts = [f"{missed} {tried}"] if missed else []
+            parts.append(f"{aside} where the implementation contradicts itself (no rules play that)")
+            lines.append(f"# residual: {missed + aside} observation(s) in {len(result.residual)} case(s): "
+                         f"{' and '.join(parts)}:")
+        else:
+            lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) {tried}:")
         lines += ["# " + line for line in residual.describe(found)]
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
