@@ -171,8 +171,9 @@ def main() -> int:
     if args.profile:
         name = variants.all_names()[0] if args.profile is True else args.profile
         rules = Rules.from_document(variants.resolve(name).to_document())
-        cProfile.runctx("run(rules, args.deals)", globals(), {"rules": rules, "args": args, "run": run}, "/tmp/engine.prof")
-        pstats.Stats("/tmp/engine.prof").sort_stats("tottime").print_stats(15)
+        profiler = cProfile.Profile()
+        profiler.runcall(run, rules, args.deals)
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
         return 0
     print(f"python {platform.python_version()} on {platform.machine()}, {args.deals} seeded deals per profile, one core")
     for name in variants.all_names():
