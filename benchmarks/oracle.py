@@ -8,8 +8,10 @@ pip install -e DIR``); this checkout is measured with its own ``.venv``. ``FILE`
 house-rules file of the fit stand-in (a knob-shifted reference), given as an argument. Each
 figure is taken for both trees one after the other, so that both see the same load:
 
-1. engine: seeded random full deals per CPU second, per bundled profile (each tree's own
-   ``benchmarks/engine.py`` play, in CPU seconds so that a busy machine counts less);
+1. engine: seeded random full deals per CPU second, per bundled profile, as each tree's own
+   ``benchmarks/engine.py`` prints it (its play loop in CPU seconds, so that a busy machine
+   counts less; the seeded shuffles dealt before the loop are not the engine's and are left
+   out);
 2. replay, per case, against the engine's own time for the same cases in process (the
    deal, then ``legal_actions`` and ``apply`` per step): wall time, the runner's CPU and the
    reference server's CPU of one reference process observing each case whole (the batch
@@ -41,17 +43,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("classic", "gambler-club", "polish", "polish-tournament", "repino-2013", "skill-games")
 
 # Run inside each tree's own interpreter (argv: deals, profiles): each tree's own
-# benchmarks/engine.py random play, timed in CPU seconds (best of two).
+# benchmarks/engine.py random play, the rate it prints itself (best of two): the CPU seconds
+# of its play loop, the seeded dealing done before it left out, as the issue's figure is.
 ENGINE_SNIPPET = """
-import json, sys, time
+import json, sys
 sys.path.insert(0, "benchmarks")
 import variants
 from engine import run
 from reference_impl import Rules
 def rate(rules, deals):
-    began = time.process_time()
-    run(rules, deals)
-    return deals / (time.process_time() - began)
+    measure = run(rules, deals)
+    return measure.deals / measure.seconds
 deals = int(sys.argv[1])
 print(json.dumps({name: max(rate(Rules.from_document(variants.resolve(name).to_document()), deals) for _ in range(2))
                   for name in sys.argv[2:]}))
