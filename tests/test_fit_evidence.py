@@ -975,3 +975,168 @@ def test_a_marriage_ceiling_is_found_with_the_condition_its_holders_show(tmp_pat
     auction = result.rules["auction"]
     assert (auction["opening_bid"], auction["marriage_needed_above"], auction["ceiling"]) == (305, 265, "marriages_held")
     assert result.residual == {}
+
+
+# Seven changes to polish (seed 6's variant 9 of the realistic benchmark). A marriage
+# condition of 460 under polish's marriage ceiling comes closest to the table's bids on its
+# own, and from there the table's rule is three knobs away at once.
+CONDITION_405 = """\
+profile: {name}
+title: Polish asking a marriage above 405 with no marriage ceiling, and six other changes
+status: draft
+summary: Polish where bids above 405 need a marriage and bids go to 505, with no give-up, no 800 rule and an exact target.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table lets a marriage holder bid to the maximum."}}
+    marriage_needed_above: {{value: 405, ruling: "The test table asks for a marriage only above 405."}}
+    max_bid: {{value: 505, ruling: "The test table caps every bid and contract at 505."}}
+  giving_up:
+    allowed: {{value: false, ruling: "The test table allows no give-up."}}
+  scoring:
+    declarer_rounding: {{value: nearest_10, ruling: "The test table rounds the declarer's points to the nearest 10."}}
+  defender_lock:
+    enabled: {{value: false, ruling: "The test table has no 800 rule."}}
+  match_end:
+    over_target: {{value: exact_only, ruling: "The test table ends the match only on exactly 1000."}}
+"""
+
+
+def test_a_number_moved_early_is_moved_again_beside_the_knobs_moved_after_it(tmp_path: Path) -> None:
+    """The beam never moves a knob twice: from polish it first takes a condition of 460 beside
+    a maximum of 500, which comes closest while the marriage ceiling stays, and the search
+    from the condition put back finds no condition at all beside no ceiling. Moving the
+    condition again within those changes (and keeping it when the search from it put back
+    moved it) reaches the table's 405 (any condition from 400 to 405 on a grid of 10)."""
+    path = _house(tmp_path, CONDITION_405, "condition-405")
+    result, _fitter = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)])
+    auction = result.rules["auction"]
+    assert auction["ceiling"] == "none"
+    assert 400 <= auction["marriage_needed_above"] < 410 and 500 <= auction["max_bid"] < 510
+    assert result.residual == {}
+
+
+# Fourteen changes to classic (seed 6's variant 15 of the realistic benchmark), among them
+# every third give-up charged 275. Payment from no give-up stands in for it first (the fourth
+# and fifth give-ups cost nothing either way).
+EVERY_THIRD_275 = """\
+profile: {name}
+title: Classic charging 275 for every third give-up, and twelve other changes
+status: draft
+summary: Classic with a marriage ceiling, a stop at 410, bids to 445, re-entry, trumping instead of following, every third give-up charged 275, a dump and a last-trick bonus of 3.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: marriages_held, ruling: "The test table caps bids by the marriages held."}}
+    marriage_needed_above: {{value: 235, ruling: "The test table asks for a marriage above 235."}}
+    max_bid: {{value: 445, ruling: "The test table caps every bid and contract at 445."}}
+    stop_at: {{value: 410, ruling: "The test table ends the auction at a bid of 410."}}
+    reentry: {{value: true, ruling: "The test table lets a player who passed bid again."}}
+  scoring:
+    declarer_rounding: {{value: nearest_5, ruling: "The test table rounds the declarer's points to the nearest 5."}}
+  barrel:
+    enabled: {{value: false, ruling: "The test table has no barrel."}}
+  play:
+    may_trump_instead: {{value: true, ruling: "The test table lets a player trump instead of following suit."}}
+    last_trick_bonus: {{value: 3, ruling: "The test table scores 3 for the last trick."}}
+  giving_up:
+    penalty_repeats: {{value: every_nth, ruling: "The test table charges give-ups in threes."}}
+    penalty: {{value: 275, ruling: "The test table charges 275 for every third give-up."}}
+  deal:
+    dealer_after_redeal: {{value: next, ruling: "The test table passes the deal on after a redeal."}}
+  talon:
+    contract_ceiling: {{value: none, ruling: "The test table caps no contract but by the maximum."}}
+  dump:
+    enabled: {{value: true, ruling: "The test table sends 555 back to zero."}}
+"""
+
+
+def test_a_change_found_afresh_from_a_stand_in_put_back_is_completed_with_its_switch(tmp_path: Path) -> None:
+    """With payment from no give-up put back, the search finds a penalty of 275, which charges
+    the fourth and fifth give-ups too and breaks the cases the stand-in had set right; with
+    the penalty charged every third (a switch deciding what it broke) it is the table's rule."""
+    path = _house(tmp_path, EVERY_THIRD_275, "every-third-275")
+    result, _fitter = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)])
+    giving_up = result.rules["giving_up"]
+    assert (giving_up["penalty"], giving_up["penalty_repeats"], giving_up["penalty_from"]) == (275, "every_nth", 3)
+    assert result.residual == {}
+
+
+# Six changes to polish-tournament (seed 6's variant 11 of the realistic benchmark), among them
+# the talon shown only from a winning bid of 240: a line on a grid of 10 that no legal set shows.
+TALON_FROM_240 = """\
+profile: {name}
+title: Polish tournament showing the talon from a winning bid of 240, and five other changes
+status: draft
+summary: Polish tournament where the talon is shown only from a winning bid of 240, with five other changes.
+extends: polish-tournament
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 260, ruling: "The test table asks for a marriage above 260."}}
+    max_bid: {{value: 295, ruling: "The test table caps every bid and contract at 295."}}
+  giving_up:
+    allowed: {{value: false, ruling: "The test table allows no give-up."}}
+  deal:
+    dealer_after_redeal: {{value: next, ruling: "The test table passes the deal on after a redeal."}}
+  scoring:
+    declarer_scores: {{value: total, ruling: "The test table scores a made contract's total."}}
+  talon:
+    shown_from_bid: {{value: 240, ruling: "The test table shows the talon from a winning bid of 240."}}
+"""
+
+
+def test_the_talon_line_is_read_from_the_winning_bids_that_showed_it_or_not(tmp_path: Path) -> None:
+    """No legal set shows a talon line of 240; the auctions do: won at 250 with the talon shown,
+    at 220 without. Read as a line between them, it is found; without it the talon never
+    shown was taken (it sets more right than it breaks) and the cases won at 250 were left."""
+    path = _house(tmp_path, TALON_FROM_240, "talon-from-240")
+    result, fitter = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
+    lowest_shown, above_unshown = fitter.read.lines("talon.shown_from_bid")
+    assert above_unshown <= 240 <= lowest_shown
+    assert (result.rules["talon"]["shown"], result.rules["talon"]["shown_from_bid"]) == ("from_bid", 240)
+    assert result.residual == {}
+
+
+# Ten changes to skill-games (seed 6's variant 27 of the realistic benchmark), among them a
+# dump at 165 (and -165) and defenders paid a fixed 60 from the third give-up.
+DUMP_AT_165 = """\
+profile: {name}
+title: Skill-games dumping 165, paying defenders a fixed 60 from the third give-up, and eight other changes
+status: draft
+summary: Skill-games with no marriage ceiling, bids to 490, re-entry, a dump at 165 and defenders paid a fixed 60 from the third give-up.
+extends: skill-games
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table lets a marriage holder bid to the maximum."}}
+    marriage_needed_above: {{value: 590, ruling: "The test table asks for a marriage only above 590."}}
+    max_bid: {{value: 490, ruling: "The test table caps every bid and contract at 490."}}
+    reentry: {{value: true, ruling: "The test table lets a player who passed bid again."}}
+  giving_up:
+    defender_gain: {{value: fixed, ruling: "The test table pays the defenders a fixed amount."}}
+    defenders_paid_from: {{value: 3, ruling: "The test table pays them from a player's third give-up on."}}
+  bolts:
+    counting: {{value: consecutive, ruling: "The test table counts only bolts in a row."}}
+  scoring:
+    failed_contract_points: {{value: split_among_defenders, ruling: "The test table splits a failed contract among the defenders."}}
+  dump:
+    score: {{value: 165, ruling: "The test table sends 165 and -165 back to zero."}}
+  marriages:
+    declaration: {{value: optional, ruling: "The test table lets a player lead a king or queen without declaring."}}
+"""
+
+
+def test_a_switch_put_back_searches_its_section_read_afresh(tmp_path: Path) -> None:
+    """No dump sets right the cases written for a dump at 555, and the one deal ending on -165
+    (which the table dumps) is left. From no dump put back the dump's own score is searched, read
+    from that deal alone (165, once among thousands of numbers read before), and the defenders'
+    pay from the third give-up is found in the part of the score group that differs after a
+    give-up, which the score group's sample (deals played out) never shows."""
+    path = _house(tmp_path, DUMP_AT_165, "dump-at-165")
+    result, _fitter = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert (result.rules["dump"]["enabled"], result.rules["dump"]["score"]) == (True, 165)
+    assert result.rules["giving_up"]["defender_gain"] == "fixed"
+    assert result.residual == {}

@@ -39,6 +39,10 @@ SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tr
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
 # profile uses (1645) shows nowhere but in the scores around those events
 SCORE_LINES = {"barrel.threshold": "barrel_entered", "match_end.target": "match_won"}
+# A bid line: the talon is shown from a winning bid of talon.shown_from_bid. It lies above the
+# highest winning bid whose auction ended without the talon shown and at or below the lowest
+# with it shown: a line of 240 shows nowhere else on a grid of 10 (no bid offered or refused)
+TALON_LINE = "talon.shown_from_bid"
 
 
 @dataclass
@@ -96,6 +100,7 @@ class Readings:
     def add_record(self, record: observe.CaseRecord) -> None:
         for step in record.steps:
             self._add_lines(step)
+            self._add_talon_line(step.reply.events)
             if step.legal:
                 self._add_legal(step.legal)
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
@@ -127,6 +132,17 @@ class Readings:
         for knob, shown in (("barrel.threshold", below), ("match_end.target", unwon)):
             if shown:
                 self.passed[knob] = max(self.passed.get(knob, max(shown)), max(shown))
+
+    def _add_talon_line(self, events: Sequence[Any]) -> None:
+        """The winning bid of an auction that ends in this step, as reaching the talon line or not."""
+        won = [e.get("bid") for e in events if isinstance(e, dict) and e.get("type") == "auction_won"]
+        bid = won[0] if len(won) == 1 else None
+        if not isinstance(bid, int) or isinstance(bid, bool):
+            return
+        if any(isinstance(e, dict) and e.get("type") == "talon_revealed" for e in events):
+            self.reached.setdefault(TALON_LINE, collections.Counter())[bid] += 1
+        else:
+            self.passed[TALON_LINE] = max(self.passed.get(TALON_LINE, bid), bid)
 
     def _add_condition(self, d: observe.Difference) -> None:
         """The marriage condition a holder's highest offered amount shows (``conditions``)."""
@@ -182,15 +198,12 @@ class Readings:
                 for knob in evidence.deciding_knobs(d):
                     if knob in AMOUNT_KNOBS:
                         self.contracts.setdefault(knob, collections.Counter()).update((contract, contract + CONTRACT_STEP))
-            mine = list(_numbers(d.actual))
-            theirs = list(_numbers(d.expected))
-            read, shown = collections.Counter(mine), collections.Counter[int]()
-            if len(mine) == len(theirs):
-                for a, b in zip(mine, theirs):
-                    if a != b:
-                        read[abs(a - b)] += 1
-                        shown[a] += 1
-                        self.replaced.setdefault(b, collections.Counter())[a] += 1
+            read, shown = collections.Counter(_numbers(d.actual)), collections.Counter[int]()
+            for a, b in _paired(d.expected, d.actual):
+                if a != b:
+                    read[abs(a - b)] += 1
+                    shown[a] += 1
+                    self.replaced.setdefault(b, collections.Counter())[a] += 1
             self.numbers.update(read)
             for knob in evidence.deciding_knobs(d):
                 self.decided.setdefault(knob, collections.Counter()).update(read)
@@ -211,8 +224,9 @@ class Readings:
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         # a marriage condition read from the holders' highest bids first: the commonest amounts
-        # are the opening bid and the maximum
+        # are the opening bid and the maximum; the talon's line where the auctions showed it
         ranked = [n for n, _count in self.conditions.most_common(EDGES)] if knob == "auction.marriage_needed_above" else []
+        ranked += self.lines(knob) if knob == TALON_LINE else []
         ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(EDGES) if n not in ranked]
         ranked += [n for n, _count in found.most_common(READINGS) if n not in ranked]
         for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
@@ -306,6 +320,33 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _paired(expected: Any, actual: Any) -> list[tuple[int, int]]:
+    """The implementation's numbers beside the reference's in their places, where the two
+    values line up: number for number, or in two event lists event for event of each type (an
+    engine that also sends a ``dump`` event still shows the -165 it set to 0 in its
+    ``deal_scored``)."""
+    if isinstance(expected, dict) and isinstance(actual, dict) and isinstance(expected.get("events"), list) \
+            and isinstance(actual.get("events"), list):
+        pairs: list[tuple[int, int]] = []
+        sent, shown = _by_type(expected["events"]), _by_type(actual["events"])
+        for kind in sent.keys() & shown.keys():
+            for b, a in zip(sent[kind], shown[kind]):
+                pairs += _paired(b, a)
+        return pairs
+    mine, theirs = list(_places(actual)), list(_places(expected))
+    if len(mine) != len(theirs):
+        return []
+    return [(a, b) for a, b in zip(mine, theirs) if isinstance(a, int) and isinstance(b, int)]
+
+
+def _by_type(events: list[Any]) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    for event in events:
+        if isinstance(event, dict) and isinstance(event.get("type"), str):
+            found.setdefault(event["type"], []).append(event)
+    return found
+
+
 def _numbers(value: Any) -> Iterable[int]:
     if _integer(value):
         yield value
@@ -315,6 +356,19 @@ def _numbers(value: Any) -> Iterable[int]:
     elif isinstance(value, (list, tuple)):
         for item in value:
             yield from _numbers(item)
+
+
+def _places(value: Any) -> Iterable[int | float]:
+    """The numbers of a JSON value in order, a score's halves too: the places two values are
+    paired by (a half is never a reading)."""
+    if _integer(value) or isinstance(value, float):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _places(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _places(item)
 
 
 @functools.cache

@@ -181,6 +181,14 @@ class Group:
     cases: tuple[str, ...]  # the cases that show them, the most telling first
 
 
+@dataclass(frozen=True)
+class PhasePart:
+    """The part of a group whose observations differ in one phase."""
+
+    phase: str
+    group: Group
+
+
 class Fitter:
     def __init__(self, profile_name: str, cases: Sequence[Transcript], implementation: Sequence[str],
                  jobs: int = 1, timeout: float = 10.0, progress: Callable[[str], None] | None = None) -> None:
@@ -388,20 +396,52 @@ class Fitter:
             tried.add(group.knobs)
             self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
                           f"({group.observations} observations)")
-            proposed = self._joint(rules, group)
-            best = self._best_over_all(rules, proposed, ids)
-            if best is None:
-                undone = self._undoing(rules, group, proposed)
-                best = self._best_over_all(rules, undone, ids)
-                # a proposed change that itself puts an earlier change back is an undoing too
-                undone += [p for p in proposed if self._puts_back(rules, p)]
-                if best is None:
-                    shown = self._shown_at_edges(rules, group, ids)
-                    best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
-                if best is None:
-                    best = self._best_over_all(rules, self._restarted(rules, group), ids)
+            best = self._searched(rules, group, ids)
+            for part in self._by_phase(rules, group, ids) if best is None else ():
+                self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
+                              f"where its cases show them in the {part.phase} phase")
+                best = self._searched(rules, part.group, ids)
+                if best is not None:
+                    break
             if best is not None:
                 rules, found = self._accept(rules, best, ids, accepted), True
+
+    def _searched(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
+        """The group's best joint change over every case, by the joint search, then with a
+        stand-in undone, completed, or searched again from a stand-in put back; None if none passes."""
+        proposed = self._joint(rules, group)
+        best = self._best_over_all(rules, proposed, ids)
+        if best is None:
+            undone = self._undoing(rules, group, proposed)
+            best = self._best_over_all(rules, undone, ids)
+            # a proposed change that itself puts an earlier change back is an undoing too
+            undone += [p for p in proposed if self._puts_back(rules, p)]
+            if best is None:
+                shown = self._shown_at_edges(rules, group, ids)
+                best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
+            if best is None:
+                restarted = self._restarted(rules, group)
+                best = self._best_over_all(rules, restarted, ids)
+                if best is None:  # a change found afresh can need a switch beside it as much
+                    best = self._best_over_all(rules, self._completed(rules, restarted, group, ids), ids)
+        return best
+
+    def _by_phase(self, rules: Rules, group: Group, ids: list[str]) -> list[PhasePart]:
+        """The group's cases split by the phase its observations differ in, where its sample
+        left some phase out: a score decided by fifty knobs differs after the last trick in
+        many cases and after a give-up in a few, and a sample of the many never shows the
+        defenders paid from the third give-up. The largest part first."""
+        sampled = set(group.cases[:SAMPLE])
+        phases: dict[str, collections.Counter[str]] = {}
+        for case_id, found in self.weigh(rules, list(group.cases)).items():
+            for d, deciding in found.deciding:
+                if tuple(k for k in deciding if k in self.knobs) == group.knobs:
+                    phases.setdefault(d.phase, collections.Counter())[case_id] += 1
+        if len(phases) < 2:
+            return []
+        parts = [PhasePart(phase, Group(group.knobs, sum(count.values()), tuple(c for c, _n in count.most_common())))
+                 for phase, count in phases.items() if not set(count) <= sampled]
+        return sorted(parts, key=lambda part: (-part.group.observations, part.phase))
 
     def _restarted(self, rules: Rules, group: Group) -> list[tuple[Change, ...]]:
         """The group's joint search run again from the rules with one earlier change of its
@@ -418,8 +458,12 @@ class Fitter:
             if not self.consistent(start):
                 continue
             self.progress(f"searching {', '.join(group.knobs[:4])} again from {knob} put back")
-            for cand in self._joint(start, group):
-                whole = (back, *(c for c in cand if c.knob != knob))
+            # the knobs of its section too: a switch put back makes them live again, and they are
+            # what it stood in for (no dump for a dump at -165 that no case written for it shows)
+            section = knob.partition(".")[0] + "."
+            for cand in self._joint(start, group, frozenset(k for k in group.knobs if k.startswith(section))):
+                # the knob put back, unless the search moved it again (to the value it needs beside the others)
+                whole = cand if any(c.knob == knob for c in cand) else (back, *cand)
                 if self.consistent(set_knob(rules, whole)):
                     found.setdefault(_key(whole), whole)
         return list(found.values())
@@ -500,7 +544,10 @@ class Fitter:
                 continue
             sample = list(dict.fromkeys([*worse[:SAMPLE], *group.cases[:SAMPLE]]))
             alone = self.score(moved_rules, sample)
-            moved = {c.knob for c in cand}
+            # a knob the change only puts back may take a completing value instead: the search
+            # from a stand-in put back finds what the other knob must be, not what it needs beside it
+            base = variants.thaw(self.profile.rules)
+            moved = {c.knob for c in cand if c.value != _value_in(base, c.knob)}
             deciding: list[str] = []
             for case_id in worse[:SAMPLE]:
                 for d, knobs in seen[case_id].deciding:
@@ -512,7 +559,7 @@ class Fitter:
                             deciding.append(knob)
             for knob in deciding:
                 for value in self._completing_values(knob, moved_rules):
-                    whole = (*cand, Change(knob, value))
+                    whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
                         self.progress(f"  completing {' '.join(c.text() for c in whole)}")
                         score = self.score(set_knob(rules, whole), sample)
@@ -548,15 +595,18 @@ class Fitter:
         section, _, name = knob.partition(".")
         return candidates.values(knob, rules[section][name], self.read)
 
-    def _joint(self, rules: Rules, group: Group) -> list[tuple[Change, ...]]:
+    def _joint(self, rules: Rules, group: Group, also: frozenset[str] = frozenset()) -> list[tuple[Change, ...]]:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
-        every combination where the product of the value lists is small, a beam otherwise."""
+        every combination where the product of the value lists is small, a beam otherwise.
+        ``also``: knobs searched besides those its cases exercise, each read afresh from the
+        sample alone (a dump at -165 shows once among the thousands of numbers earlier
+        searches read)."""
         sample = list(group.cases[:SAMPLE])
-        self.read.fresh(rules["marriages"]["values"])
+        self.read.fresh(rules["marriages"]["values"], everything=bool(also))
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
-        knobs = self._suspects(group, sample)
+        knobs = self._suspects(group, sample, also)
         if len(knobs) > 1:
             # a knob only fit builds values for (the marriage table, whose one value every bundled
             # profile shares) is searched where it alone decides (a marriage's points) and by the
@@ -574,7 +624,7 @@ class Fitter:
         improving = sorted(((s, c) for s, c in scored if s < base), key=_ranking)
         return [c for _s, c in _with_ties(improving, OVER_ALL)]
 
-    def _suspects(self, group: Group, sample: Sequence[str]) -> list[str]:
+    def _suspects(self, group: Group, sample: Sequence[str], also: frozenset[str] = frozenset()) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
         known to exercise (their ``knobs``: a change of each alone changes the case), which
         keeps a score difference, decided by some forty knobs, to the few its cases test."""
@@ -585,6 +635,7 @@ class Fitter:
         # the marriage ceiling does not list the maximum bid, yet an engine capping bids at 300
         # shows its cap there
         exercised |= set(self.read.edges)
+        exercised |= also
         return [k for k in group.knobs if k in exercised] or list(group.knobs)
 
     def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
@@ -644,7 +695,39 @@ class Fitter:
             frontier = [c for _s, c in _with_ties(found, BEAM)]
             if not depth:  # and every switch turned alone: no ceiling does little until the maximum moves too
                 frontier += [c for _s, c in found if c not in frontier and isinstance(c[-1].value, (str, bool))]
-        return scored
+        return scored + self._refined(rules, knobs, sample, scored, seen)
+
+    def _refined(self, rules: Rules, knobs: list[str], sample: list[str], scored: list[tuple[Score, tuple[Change, ...]]],
+                 seen: set[str]) -> list[tuple[Score, tuple[Change, ...]]]:
+        """The beam's best changes with one of their numbers moved again, while that does better.
+        A knob moved early keeps the value that did best beside the knobs moved so far: with a
+        marriage ceiling still on, a marriage condition of 460 beside a maximum of 500 comes
+        closest, and once the ceiling goes too the condition of 400 the engine plays is the one
+        that matches; the beam never moves a knob twice."""
+        found: list[tuple[Score, tuple[Change, ...]]] = []
+        frontier = [item for item in _with_ties(sorted(scored, key=_ranking), BEAM) if len(item[1]) > 1]
+        for _round in range(DEPTH):
+            better: list[tuple[Score, tuple[Change, ...]]] = []
+            for score, changes in frontier:
+                for at, change in enumerate(changes):
+                    if "integer" not in candidates.kinds(change.knob) or change.knob not in knobs:
+                        continue
+                    others = changes[:at] + changes[at + 1:]
+                    for value in self._values(change.knob, set_knob(rules, others)):
+                        cand = (*others, Change(change.knob, value))
+                        key = _key(cand)
+                        if key in seen or not self.consistent(set_knob(rules, cand)):
+                            continue
+                        seen.add(key)
+                        moved = self.score(set_knob(rules, cand), sample)
+                        if moved < score:
+                            better.append((moved, cand))
+            if not better:
+                break
+            better.sort(key=_ranking)
+            found += better
+            frontier = _with_ties(better, BEAM)
+        return found
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str],
                        weights: tuple[float, ...] = (math.inf, BROKEN_WEIGHT)) -> tuple[Change, ...] | None:
