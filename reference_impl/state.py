@@ -66,7 +66,7 @@ class MatchState:
     __slots__ = (
         # what the rules say once (see __init__)
         "rules", "_window_rules", "_automatic_marriages", "_declaring", "_declaring_tricks", "_trick_bonuses_scored",
-        "_give_up_phases", "_worths", "_bids",
+        "_give_up_phases", "_window_before_contract", "_worths", "_bids", "_contracts",
         # the match
         "scores", "bolts", "give_ups", "barrel", "winner", "phase",
         # the deal in progress (see _clear_deal)
@@ -94,8 +94,13 @@ class MatchState:
         # marriages.half_capture_bonus or play.last_trick_bonus: points beside the cards, asked at every trick
         self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
         self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
+        # redeals.after_exchange_window: does the after_exchange window open before the contract?
+        # Without a contract step (talon.contract_step false) the contract is fixed as the cards
+        # are given, so the window always follows it. Asked at the exchange, contract and window.
+        self._window_before_contract = rules.redeal_timing.after_exchange_window == "before_contract" and rules.talon.contract_step
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
         self._bids: dict[tuple[int | None, bool, int, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
+        self._contracts: dict[tuple[int, int], tuple[str, ...]] = {}  # see _legal_contract
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -380,17 +385,10 @@ class MatchState:
         elif window == "before_exchange":
             self.phase = "exchange"
             self.to_act = self.declarer
-        elif self._window_before_contract():
+        elif self._window_before_contract:
             self._to_contract()
         else:
             self._start_play()
-
-    def _window_before_contract(self) -> bool:
-        """redeals.after_exchange_window: does the after_exchange window open before the contract?
-        Without a contract step (talon.contract_step false) the contract is fixed as the cards
-        are given, so the window always follows it."""
-        return (self.rules.redeal_timing.after_exchange_window == "before_contract"
-                and self.rules.talon.contract_step)
 
     def _to_contract(self) -> None:
         self.phase = "contract"
@@ -588,10 +586,11 @@ class MatchState:
             if self.rules.auction.reentry:
                 # a new bid reopens the auction to everyone who passed before it
                 self.passed = [False, False, False]
-        if sum(self.passed) == 3:
+        passes = sum(self.passed)
+        if passes == 3:
             self._all_passed(events)
             return
-        if sum(self.passed) == 2 and self.high_bid is not None:
+        if passes == 2 and self.high_bid is not None:
             self._win_auction(events)
             return
         nxt = (player + 1) % 3
@@ -676,7 +675,7 @@ class MatchState:
             assert self.high_bid is not None
             self.phase = "contract"
             self._fix_contract(self.high_bid, events)
-        elif self._window_before_contract():
+        elif self._window_before_contract:
             self._open_window("after_exchange", events)
         else:
             self._to_contract()
@@ -716,13 +715,17 @@ class MatchState:
         bid = self.high_bid
         assert bid is not None
         top = max(bid, self._contract_top()) if self.rules.talon.contract_raise else bid
-        actions = amount_actions(self.rules.auction, "contract", bid, top)
+        # kept here, not only in amount_actions' cache: its key hashes the AuctionRules, a Python-level
+        # hash of all their fields at every call
+        actions = self._contracts.get((bid, top))
+        if actions is None:
+            actions = self._contracts[bid, top] = amount_actions(self.rules.auction, "contract", bid, top)
         return actions + _GIVE_UP if self._offers_give_up() else actions
 
     def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
         events.append({"type": "contract_fixed", "player": self.declarer, "contract": amount})
-        if self._window_before_contract():
+        if self._window_before_contract:
             self._start_play()  # the after_exchange window was open before the contract
         else:
             self._open_window("after_exchange", events)
