@@ -87,7 +87,6 @@ def _rank_mask(rank: str) -> Mask:
 NINES, JACKS, ACES = _rank_mask("9"), _rank_mask("J"), _rank_mask("A")
 MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + suit].bit for suit in SUITS}
 KINGS = _rank_mask("K")
-HONOURS = KINGS | _rank_mask("Q") | ACES  # the only cards of a marriage or of four aces
 
 # Per suit, for each of the 64 six-bit patterns of its block: the cards in the state's order,
 # and the "play C" strings sorted as strings (the order of a legal list).
@@ -167,7 +166,7 @@ def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     ``play C marriage`` for each half of a marriage held (``marriages``) and ``play C aces``
     for each ace of four held (``aces``)."""
     plays = play_actions(hand)
-    declared = declarations(hand & HONOURS, marriages, aces)
+    declared = declarations(declarable(hand), marriages, aces)
     return tuple(sorted(plays + declared)) if declared else plays
 
 
@@ -182,7 +181,7 @@ def declarable(hand: Mask) -> Mask:
 @functools.lru_cache(maxsize=None)
 def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     """The declaring plays of ``lead_actions`` for the marriages and four aces among the cards
-    ``held`` (given as their ``HONOURS``: at most 4,096 patterns), each pattern worked out once."""
+    ``held`` (given as ``declarable`` gives them: at most 32 patterns), each pattern worked out once."""
     declared = []
     if marriages:
         declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]

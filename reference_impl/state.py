@@ -805,8 +805,8 @@ class MatchState:
         hand = self.hands[player]
         if self.trick:
             return play_actions(self._allowed_cards(hand))
-        if self.trick_number not in self._declaring_tricks:  # _can_declare, asked at every lead
-            return play_actions(hand)
+        if self.trick_number not in self._declaring_tricks or not declarable(hand):  # _can_declare, asked at every lead
+            return play_actions(hand)  # nothing to declare, as at most leads
         marriages, aces = self._declaring
         return lead_actions(hand, marriages, aces)
 
