@@ -193,7 +193,7 @@ class MatchState:
         legal = self._legal
         if legal is None:  # generated once a position, kept until the next action changes it
             legal = self._legal = self._legal_plays() if self.phase == "play" else self._generate()
-        return list(legal)
+        return [*legal]  # a fresh list for the caller (a list display: a call of list() costs more)
 
     def _generate(self) -> tuple[str, ...]:
         """The legal actions of the position, sorted, so that ``apply`` needs no other check for
@@ -203,13 +203,13 @@ class MatchState:
         if phase == "play":
             return self._legal_plays()
         if phase == "auction":
-            return tuple(self._legal_auction())
+            return self._legal_auction()
         if phase == "claim":
             return _CLAIM_ACTIONS
         if phase == "exchange":
             return tuple(self._legal_exchange())
         if phase == "contract":
-            return tuple(self._legal_contract())
+            return self._legal_contract()
         return ()
 
     def apply(self, action: str) -> list[Event]:
