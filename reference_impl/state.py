@@ -582,7 +582,7 @@ class MatchState:
         else:
             self.high_bid = action.amount
             self.high_bidder = player
-            self.auction.append((player, str(action)))
+            self.auction.append((player, f"bid {action.amount}"))  # str(action), without a call of Bid.__str__
             if self.rules.auction.reentry:
                 # a new bid reopens the auction to everyone who passed before it
                 self.passed = [False, False, False]
