@@ -189,19 +189,32 @@ class MatchState:
         return (self.dealer + 1) % 3
 
     def legal_actions(self) -> list[str]:
-        """Every legal action string for the player to act, sorted."""
+        """Every legal action string for the player to act, sorted. A position's actions are
+        generated once and kept until the next action changes it (``apply`` checks an action
+        against them). The plays, three positions in four, are worked out here without a call
+        more: a follower's from the allowed cards, a lead's with its declarations."""
         legal = self._legal
-        if legal is None:  # generated once a position, kept until the next action changes it
-            legal = self._legal = self._legal_plays() if self.phase == "play" else self._generate()
+        if legal is None:
+            if self.phase != "play":
+                legal = self._generate()
+            else:
+                player = self.to_act
+                assert player is not None
+                hand = self.hands[player]
+                if self.trick:
+                    legal = play_actions(self._allowed_cards(hand))
+                elif self.trick_number not in self._declaring_tricks or not declarable(hand):  # _can_declare
+                    legal = play_actions(hand)  # nothing to declare, as at most leads
+                else:
+                    marriages, aces = self._declaring
+                    legal = lead_actions(hand, marriages, aces)
+            self._legal = legal
         return [*legal]  # a fresh list for the caller (a list display: a call of list() costs more)
 
     def _generate(self) -> tuple[str, ...]:
-        """The legal actions of the position, sorted, so that ``apply`` needs no other check for
-        an action listed here. ``legal_actions`` asks ``_legal_plays`` itself in the play phase
-        (three positions in four): a call less at each."""
+        """The legal actions of a position outside the play phase (``legal_actions`` lists the
+        plays itself), sorted, so that ``apply`` needs no other check for an action listed here."""
         phase = self.phase
-        if phase == "play":
-            return self._legal_plays()
         if phase == "auction":
             return self._legal_auction()
         if phase == "claim":
@@ -797,18 +810,6 @@ class MatchState:
 
     def _can_declare(self) -> bool:
         return self.trick_number in self._declaring_tricks
-
-    def _legal_plays(self) -> tuple[str, ...]:
-        """The legal plays, sorted: a follower's from the allowed mask, a lead's with its declarations."""
-        player = self.to_act
-        assert player is not None
-        hand = self.hands[player]
-        if self.trick:
-            return play_actions(self._allowed_cards(hand))
-        if self.trick_number not in self._declaring_tricks or not declarable(hand):  # _can_declare, asked at every lead
-            return play_actions(hand)  # nothing to declare, as at most leads
-        marriages, aces = self._declaring
-        return lead_actions(hand, marriages, aces)
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
         hand = self.hands[player]
