@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Union
 
-from .cards import Card
+from .cards import DECK, Card
 from .errors import MalformedActionError
 
 
@@ -95,6 +95,9 @@ _PARSED: dict[str, Action] = {}
 # The actions of the canonical strings parsed so far: every string of a legal list is canonical,
 # so an action taken from one is a look-up here once it has been parsed.
 CANONICAL: Mapping[str, Action] = _PARSED
+# The 552 gives, built with the cards rather than parsed: a deal's give is most often one not seen
+# before, and parsing it (two cards, a frozen dataclass) costs about as much as listing all 90.
+_PARSED.update([(f"give {left.code} {right.code}", Give(left, right)) for left in DECK for right in DECK if left is not right])
 
 
 def parse_action(text: object) -> Action:

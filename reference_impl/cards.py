@@ -87,7 +87,6 @@ def _rank_mask(rank: str) -> Mask:
 NINES, JACKS, ACES = _rank_mask("9"), _rank_mask("J"), _rank_mask("A")
 MARRIAGE: dict[str, Mask] = {suit: _BY_CODE["K" + suit].bit | _BY_CODE["Q" + suit].bit for suit in SUITS}
 KINGS = _rank_mask("K")
-HONOURS = KINGS | _rank_mask("Q") | ACES  # the only cards of a marriage or of four aces
 
 # Per suit, for each of the 64 six-bit patterns of its block: the cards in the state's order,
 # and the "play C" strings sorted as strings (the order of a legal list).
@@ -101,9 +100,12 @@ _PLAYS: tuple[tuple[tuple[str, ...], ...], ...] = tuple(
 
 
 def block_points() -> tuple[tuple[int, ...], ...]:
-    """Per suit, the card points of each of the 64 patterns of its block, from the cards'
-    ``points`` (a mutant that changes those rebuilds this table with them)."""
-    return tuple(tuple(sum(c.points for c in block) for block in suit) for suit in _BLOCKS)
+    """Per half of the pack (suits S and C, suits D and H), the card points of each of the 4,096
+    patterns of its twelve bits, from the cards' ``points`` (a mutant that changes those rebuilds
+    this table with them)."""
+    s, c, d, h = (tuple(sum(card.points for card in block) for block in suit) for suit in _BLOCKS)
+    # a half's pattern is its second suit's block above its first's: index high * 64 + low
+    return tuple([high + low for high in c for low in s]), tuple([high + low for high in h for low in d])
 
 
 _POINTS = block_points()
@@ -127,12 +129,35 @@ def codes_of(mask: Mask) -> list[str]:
     return [*_CODES[0][mask & 63], *_CODES[1][mask >> 6 & 63], *_CODES[2][mask >> 12 & 63], *_CODES[3][mask >> 18 & 63]]
 
 
+def _half_plays(half: int) -> tuple[tuple[str, ...], ...]:
+    """For one half of the pack (suits S and C, bits 0-11; suits D and H, bits 12-23), the
+    "play C" strings of each of the 4,096 patterns of its twelve bits, sorted."""
+    held = DECK[12 * half:12 * half + 12]
+    in_order = sorted(held, key=lambda c: c.code)  # "play " + code sorts as the codes do
+    # by the patterns of the twelve cards taken in that order: each card is added, in turn, to
+    # every pattern of the cards before it, so every tuple comes out sorted
+    by_order: list[tuple[str, ...]] = [()]
+    for c in in_order:
+        play = ("play " + c.code,)
+        by_order += [plays + play for plays in by_order]
+    # a pattern of the half's bits re-indexed into that order, one look-up per suit
+    first, second = (tuple(sum(1 << in_order.index(c) for c in held[6 * s:6 * s + 6] if pattern >> c.sort_key % 6 & 1)
+                           for pattern in range(64)) for s in range(2))
+    return tuple([by_order[high | low] for high in second for low in first])  # index high * 64 + low
+
+
+# Two look-ups instead of four, and two sorted runs to merge instead of up to four.
+_HALF_PLAYS = (_half_plays(0), _half_plays(1))
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def play_actions(mask: Mask) -> tuple[str, ...]:
     """``play C`` for every card of the mask, sorted as strings. The same hands and the same
-    allowed cards come back deal after deal, hence the cache."""
-    plays = [*_PLAYS[0][mask & 63], *_PLAYS[1][mask >> 6 & 63], *_PLAYS[2][mask >> 12 & 63], *_PLAYS[3][mask >> 18 & 63]]
-    plays.sort()  # within a suit they are sorted already: only a hand of several suits is reordered
+    allowed cards come back deal after deal, hence the cache; but a lead's hand is most often
+    new, so a miss is kept cheap (about 40% of the calls in random play)."""
+    low, high = _HALF_PLAYS
+    plays = [*low[mask & 4095], *high[mask >> 12]]
+    plays.sort()  # each half is sorted already: a merge of two runs
     return tuple(plays)
 
 
@@ -141,7 +166,7 @@ def lead_actions(hand: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     ``play C marriage`` for each half of a marriage held (``marriages``) and ``play C aces``
     for each ace of four held (``aces``)."""
     plays = play_actions(hand)
-    declared = declarations(hand & HONOURS, marriages, aces)
+    declared = declarations(declarable(hand), marriages, aces)
     return tuple(sorted(plays + declared)) if declared else plays
 
 
@@ -156,7 +181,7 @@ def declarable(hand: Mask) -> Mask:
 @functools.lru_cache(maxsize=None)
 def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     """The declaring plays of ``lead_actions`` for the marriages and four aces among the cards
-    ``held`` (given as their ``HONOURS``: at most 4,096 patterns), each pattern worked out once."""
+    ``held`` (given as ``declarable`` gives them: at most 32 patterns), each pattern worked out once."""
     declared = []
     if marriages:
         declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]
@@ -198,9 +223,9 @@ def give_actions(hand: Mask) -> list[str]:
 
 
 def points_of(mask: Mask) -> int:
-    """The card points of a mask's cards: one table look-up per suit."""
-    points = _POINTS
-    return points[0][mask & 63] + points[1][mask >> 6 & 63] + points[2][mask >> 12 & 63] + points[3][mask >> 18 & 63]
+    """The card points of a mask's cards: one table look-up per half of the pack."""
+    low, high = _POINTS
+    return low[mask & 4095] + high[mask >> 12]
 
 
 def card(code: str) -> Card:

@@ -110,7 +110,8 @@ def _defending(state: MatchState, player: int, gain: Number) -> Number:
 
 def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Number], events: list[Event]) -> None:
     for p in range(3):
-        state.scores[p] = whole(state.scores[p] + deltas[p])
+        score = state.scores[p] + deltas[p]
+        state.scores[p] = score if isinstance(score, int) else whole(score)  # most scores are ints: no call
     _nines_bonus(state, events)
     _bolts(state, outcome, events)
     if state.rules.barrel.enabled:

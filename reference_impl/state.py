@@ -66,7 +66,7 @@ class MatchState:
     __slots__ = (
         # what the rules say once (see __init__)
         "rules", "_window_rules", "_automatic_marriages", "_declaring", "_declaring_tricks", "_trick_bonuses_scored",
-        "_give_up_phases", "_worths", "_bids",
+        "_give_up_phases", "_window_before_contract", "_worths", "_bids", "_contracts",
         # the match
         "scores", "bolts", "give_ups", "barrel", "winner", "phase",
         # the deal in progress (see _clear_deal)
@@ -94,8 +94,13 @@ class MatchState:
         # marriages.half_capture_bonus or play.last_trick_bonus: points beside the cards, asked at every trick
         self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
         self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
+        # redeals.after_exchange_window: does the after_exchange window open before the contract?
+        # Without a contract step (talon.contract_step false) the contract is fixed as the cards
+        # are given, so the window always follows it. Asked at the exchange, contract and window.
+        self._window_before_contract = rules.redeal_timing.after_exchange_window == "before_contract" and rules.talon.contract_step
         self._worths: dict[Mask, tuple[bool, int]] = {}  # _marriage_worth by the marriages and aces held
         self._bids: dict[tuple[int | None, bool, int, tuple[bool, int]], tuple[str, ...]] = {}  # see _legal_auction
+        self._contracts: dict[tuple[int, int], tuple[str, ...]] = {}  # see _legal_contract
         self.scores: list[Number] = [0, 0, 0]
         self.bolts = [0, 0, 0]
         self.give_ups = [0, 0, 0]
@@ -184,27 +189,40 @@ class MatchState:
         return (self.dealer + 1) % 3
 
     def legal_actions(self) -> list[str]:
-        """Every legal action string for the player to act, sorted."""
+        """Every legal action string for the player to act, sorted. A position's actions are
+        generated once and kept until the next action changes it (``apply`` checks an action
+        against them). The plays, three positions in four, are worked out here without a call
+        more: a follower's from the allowed cards, a lead's with its declarations."""
         legal = self._legal
-        if legal is None:  # generated once a position, kept until the next action changes it
-            legal = self._legal = self._legal_plays() if self.phase == "play" else self._generate()
-        return list(legal)
+        if legal is None:
+            if self.phase != "play":
+                legal = self._generate()
+            else:
+                player = self.to_act
+                assert player is not None
+                hand = self.hands[player]
+                if self.trick:
+                    legal = play_actions(self._allowed_cards(hand))
+                elif self.trick_number not in self._declaring_tricks or not declarable(hand):  # _can_declare
+                    legal = play_actions(hand)  # nothing to declare, as at most leads
+                else:
+                    marriages, aces = self._declaring
+                    legal = lead_actions(hand, marriages, aces)
+            self._legal = legal
+        return [*legal]  # a fresh list for the caller (a list display: a call of list() costs more)
 
     def _generate(self) -> tuple[str, ...]:
-        """The legal actions of the position, sorted, so that ``apply`` needs no other check for
-        an action listed here. ``legal_actions`` asks ``_legal_plays`` itself in the play phase
-        (three positions in four): a call less at each."""
+        """The legal actions of a position outside the play phase (``legal_actions`` lists the
+        plays itself), sorted, so that ``apply`` needs no other check for an action listed here."""
         phase = self.phase
-        if phase == "play":
-            return self._legal_plays()
         if phase == "auction":
-            return tuple(self._legal_auction())
+            return self._legal_auction()
         if phase == "claim":
             return _CLAIM_ACTIONS
         if phase == "exchange":
             return tuple(self._legal_exchange())
         if phase == "contract":
-            return tuple(self._legal_contract())
+            return self._legal_contract()
         return ()
 
     def apply(self, action: str) -> list[Event]:
@@ -380,17 +398,10 @@ class MatchState:
         elif window == "before_exchange":
             self.phase = "exchange"
             self.to_act = self.declarer
-        elif self._window_before_contract():
+        elif self._window_before_contract:
             self._to_contract()
         else:
             self._start_play()
-
-    def _window_before_contract(self) -> bool:
-        """redeals.after_exchange_window: does the after_exchange window open before the contract?
-        Without a contract step (talon.contract_step false) the contract is fixed as the cards
-        are given, so the window always follows it."""
-        return (self.rules.redeal_timing.after_exchange_window == "before_contract"
-                and self.rules.talon.contract_step)
 
     def _to_contract(self) -> None:
         self.phase = "contract"
@@ -584,14 +595,15 @@ class MatchState:
         else:
             self.high_bid = action.amount
             self.high_bidder = player
-            self.auction.append((player, str(action)))
+            self.auction.append((player, f"bid {action.amount}"))  # str(action), without a call of Bid.__str__
             if self.rules.auction.reentry:
                 # a new bid reopens the auction to everyone who passed before it
                 self.passed = [False, False, False]
-        if sum(self.passed) == 3:
+        passes = sum(self.passed)
+        if passes == 3:
             self._all_passed(events)
             return
-        if sum(self.passed) == 2 and self.high_bid is not None:
+        if passes == 2 and self.high_bid is not None:
             self._win_auction(events)
             return
         nxt = (player + 1) % 3
@@ -676,7 +688,7 @@ class MatchState:
             assert self.high_bid is not None
             self.phase = "contract"
             self._fix_contract(self.high_bid, events)
-        elif self._window_before_contract():
+        elif self._window_before_contract:
             self._open_window("after_exchange", events)
         else:
             self._to_contract()
@@ -716,13 +728,17 @@ class MatchState:
         bid = self.high_bid
         assert bid is not None
         top = max(bid, self._contract_top()) if self.rules.talon.contract_raise else bid
-        actions = amount_actions(self.rules.auction, "contract", bid, top)
+        # kept here, not only in amount_actions' cache: its key hashes the AuctionRules, a Python-level
+        # hash of all their fields at every call
+        actions = self._contracts.get((bid, top))
+        if actions is None:
+            actions = self._contracts[bid, top] = amount_actions(self.rules.auction, "contract", bid, top)
         return actions + _GIVE_UP if self._offers_give_up() else actions
 
     def _fix_contract(self, amount: int, events: list[Event]) -> None:
         self.contract = amount
         events.append({"type": "contract_fixed", "player": self.declarer, "contract": amount})
-        if self._window_before_contract():
+        if self._window_before_contract:
             self._start_play()  # the after_exchange window was open before the contract
         else:
             self._open_window("after_exchange", events)
@@ -794,18 +810,6 @@ class MatchState:
 
     def _can_declare(self) -> bool:
         return self.trick_number in self._declaring_tricks
-
-    def _legal_plays(self) -> tuple[str, ...]:
-        """The legal plays, sorted: a follower's from the allowed mask, a lead's with its declarations."""
-        player = self.to_act
-        assert player is not None
-        hand = self.hands[player]
-        if self.trick:
-            return play_actions(self._allowed_cards(hand))
-        if self.trick_number not in self._declaring_tricks:  # _can_declare, asked at every lead
-            return play_actions(hand)
-        marriages, aces = self._declaring
-        return lead_actions(hand, marriages, aces)
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
         hand = self.hands[player]
