@@ -594,7 +594,8 @@ knob_mutant("bolts-consecutive", "resets the bolt count after a scoring deal whe
 # ==================================================================== barrel
 
 
-@mutant("barrel-not-capping", "lets a score that passes the barrel threshold stand instead of capping it", "barrel.threshold")
+@mutant("barrel-not-capping", "lets a score that passes the barrel threshold stand instead of capping it", "barrel.threshold",
+        "barrel.arrival_cap")
 def _barrel_not_capping() -> list[Patch]:
     def make(original: Callable[..., None]) -> Any:
         def arrivals(state: MatchState, outcome: Any, events: Events) -> None:

@@ -1140,3 +1140,45 @@ def test_a_switch_put_back_searches_its_section_read_afresh(tmp_path: Path) -> N
     assert (result.rules["dump"]["enabled"], result.rules["dump"]["score"]) == (True, 165)
     assert result.rules["giving_up"]["defender_gain"] == "fixed"
     assert result.residual == {}
+
+
+# Eleven changes to repino-2013 (seed 7's variant 3 of the realistic benchmark), among them
+# defenders paid a fixed 155 for a give-up.
+FIXED_155 = """\
+profile: {name}
+title: Repino paying defenders a fixed 155 for a give-up, and nine other changes
+status: draft
+summary: Repino with no marriage ceiling, bids to 510, no contract raise, no barrel and defenders paid a fixed 155 for a give-up.
+extends: repino-2013
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table lets a marriage holder bid to the maximum."}}
+    marriage_needed_above: {{value: 290, ruling: "The test table asks for a marriage above 290."}}
+    max_bid: {{value: 510, ruling: "The test table caps every bid and contract at 510."}}
+  talon:
+    contract_raise: {{value: false, ruling: "The test table fixes the contract at the winning bid."}}
+  marriages:
+    half_capture_bonus: {{value: 17, ruling: "The test table scores 17 for a captured half of a marriage."}}
+  barrel:
+    enabled: {{value: false, ruling: "The test table has no barrel."}}
+    threshold: {{value: 685, ruling: "The test table would start the barrel at 685."}}
+  giving_up:
+    moment: {{value: with_contract, ruling: "The test table allows a give-up only with the contract."}}
+    defender_gain: {{value: fixed, ruling: "The test table pays the defenders a fixed amount."}}
+    defender_gain_amount: {{value: 155, ruling: "The test table pays each defender 155."}}
+  bolts:
+    declarer: {{value: true, ruling: "The test table gives the declarer bolts too."}}
+"""
+
+
+def test_a_switch_is_tried_with_the_numbers_it_switches_on(tmp_path: Path) -> None:
+    """One give-up deal shows the defenders paid 155 each. A fixed gain alone pays 60 and
+    sets nothing right, and the case exercising it does not list its amount (under half the
+    bid the amount changes nothing), so the beam stopped before the amount it switches on:
+    the fixed gain is now tried with it, and 155 is the table's rule."""
+    path = _house(tmp_path, FIXED_155, "fixed-155")
+    result, _fitter = _fit("repino-2013", [*REFERENCE_COMMAND, "--rules", str(path)])
+    giving_up = result.rules["giving_up"]
+    assert (giving_up["defender_gain"], giving_up["defender_gain_amount"]) == ("fixed", 155)
+    assert result.residual == {}

@@ -45,6 +45,7 @@ from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from variants.applicability import controlling_knobs
 from variants.schema import knob_entry, rule_sections
 
 MAX_TIMEOUT = 86400  # seconds, as thousand verify caps --timeout (a larger one overflows the poll)
@@ -636,6 +637,10 @@ class Fitter:
         # shows its cap there
         exercised |= set(self.read.edges)
         exercised |= also
+        # and the knobs those switch on: a case that exercises a fixed gain for the defenders
+        # does not list its amount (a change of the amount alone, under half the bid, changes
+        # nothing), yet a fixed gain of 155 is both together
+        exercised |= {k for k in group.knobs if set(controlling_knobs(*k.split("."))) & exercised}
         return [k for k in group.knobs if k in exercised] or list(group.knobs)
 
     def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
@@ -699,22 +704,27 @@ class Fitter:
 
     def _refined(self, rules: Rules, knobs: list[str], sample: list[str], scored: list[tuple[Score, tuple[Change, ...]]],
                  seen: set[str]) -> list[tuple[Score, tuple[Change, ...]]]:
-        """The beam's best changes with one of their numbers moved again, while that does better.
-        A knob moved early keeps the value that did best beside the knobs moved so far: with a
-        marriage ceiling still on, a marriage condition of 460 beside a maximum of 500 comes
-        closest, and once the ceiling goes too the condition of 400 the engine plays is the one
-        that matches; the beam never moves a knob twice."""
+        """The beam's best changes with one of their numbers moved again, or a number they
+        switch on moved, while that does better. A knob moved early keeps the value that did best
+        beside the knobs moved so far: with a marriage ceiling still on, a marriage condition of
+        460 beside a maximum of 500 comes closest, and once the ceiling goes too the condition
+        of 400 the engine plays is the one that matches; the beam never moves a knob twice. And
+        a switch that does no better alone stops the beam before the number it switches on is
+        tried: a fixed gain for the defenders, whose amount of 155 is the engine's."""
         found: list[tuple[Score, tuple[Change, ...]]] = []
         frontier = [item for item in _with_ties(sorted(scored, key=_ranking), BEAM) if len(item[1]) > 1]
+        frontier += [item for item in _with_ties(sorted(scored, key=_ranking), BEAM) if item not in frontier
+                     and self._switched_on(rules, item[1], knobs)]
         for _round in range(DEPTH):
             better: list[tuple[Score, tuple[Change, ...]]] = []
             for score, changes in frontier:
-                for at, change in enumerate(changes):
-                    if "integer" not in candidates.kinds(change.knob) or change.knob not in knobs:
-                        continue
+                moves = [(at, change.knob) for at, change in enumerate(changes)
+                         if "integer" in candidates.kinds(change.knob) and change.knob in knobs]
+                moves += [(len(changes), knob) for knob in self._switched_on(rules, changes, knobs)]
+                for at, knob in moves:
                     others = changes[:at] + changes[at + 1:]
-                    for value in self._values(change.knob, set_knob(rules, others)):
-                        cand = (*others, Change(change.knob, value))
+                    for value in self._values(knob, set_knob(rules, others)):
+                        cand = (*others, Change(knob, value))
                         key = _key(cand)
                         if key in seen or not self.consistent(set_knob(rules, cand)):
                             continue
@@ -728,6 +738,12 @@ class Fitter:
             found += better
             frontier = _with_ties(better, BEAM)
         return found
+
+    def _switched_on(self, rules: Rules, changes: tuple[Change, ...], knobs: list[str]) -> list[str]:
+        """The numbers among ``knobs`` that ``changes`` make live (dead under ``rules``)."""
+        moved = {c.knob for c in changes}
+        now, after = self.live(rules), self.live(set_knob(rules, changes))
+        return [k for k in knobs if k in after and k not in now and k not in moved and "integer" in candidates.kinds(k)]
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str],
                        weights: tuple[float, ...] = (math.inf, BROKEN_WEIGHT)) -> tuple[Change, ...] | None:
