@@ -348,14 +348,8 @@ def _by_type(events: list[Any]) -> dict[str, list[Any]]:
 
 
 def _numbers(value: Any) -> Iterable[int]:
-    if _integer(value):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _numbers(item)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield from _numbers(item)
+    """The integers of a JSON value in order."""
+    return (n for n in _places(value) if isinstance(n, int))
 
 
 def _places(value: Any) -> Iterable[int | float]:
