@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import functools
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, TypeGuard
 
 import variants
 from conformance.oracle import knobs as case_knobs
@@ -137,7 +137,7 @@ class Readings:
         """The winning bid of an auction that ends in this step, as reaching the talon line or not."""
         won = [e.get("bid") for e in events if isinstance(e, dict) and e.get("type") == "auction_won"]
         bid = won[0] if len(won) == 1 else None
-        if not isinstance(bid, int) or isinstance(bid, bool):
+        if not _integer(bid):
             return
         if any(isinstance(e, dict) and e.get("type") == "talon_revealed" for e in events):
             self.reached.setdefault(TALON_LINE, collections.Counter())[bid] += 1
@@ -155,7 +155,7 @@ class Readings:
         if not worth:
             return
         for word in AMOUNT_WORDS:
-            offered = [a for a in (_amount(str(x)) for x in d.actual if str(x).startswith(word + " ")) if a is not None]
+            offered = _offered(d.actual, word)
             if offered and max(offered) - worth > 0:
                 self.conditions[max(offered) - worth] += 1
 
@@ -169,7 +169,7 @@ class Readings:
 
     def _add_legal(self, legal: Sequence[str]) -> None:
         for word in AMOUNT_WORDS:
-            amounts = sorted(a for a in (_amount(x) for x in legal if x.startswith(word + " ")) if a is not None)
+            amounts = sorted(_offered(legal, word))
             if amounts:
                 self.amounts[amounts[0]] += 1
                 self.amounts[amounts[-1]] += 1
@@ -270,8 +270,7 @@ def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter
     and highest the implementation offered, and the lowest and highest only one side offered."""
     read: collections.Counter[int] = collections.Counter()
     for word in AMOUNT_WORDS:
-        theirs, mine = ({a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None}
-                        for legal in (expected, actual))
+        theirs, mine = (set(_offered(legal, word)) for legal in (expected, actual))
         for amounts in (mine, theirs ^ mine):
             if amounts:
                 read.update({min(amounts), max(amounts)})
@@ -285,8 +284,7 @@ def above_all(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Cou
     over a maximum of 140 shows only as a player on the barrel offered no bid at all."""
     read: collections.Counter[int] = collections.Counter()
     for word in AMOUNT_WORDS:
-        theirs, mine = ([a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None]
-                        for legal in (expected, actual))
+        theirs, mine = (_offered(legal, word) for legal in (expected, actual))
         if theirs and not mine:
             read[max(theirs) + CONTRACT_STEP] += 1
     return read
@@ -297,8 +295,7 @@ def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter
     or contract word, where they differ."""
     read: collections.Counter[int] = collections.Counter()
     for word in AMOUNT_WORDS:
-        theirs, mine = ({a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None}
-                        for legal in (expected, actual))
+        theirs, mine = (set(_offered(legal, word)) for legal in (expected, actual))
         if theirs and mine:
             read.update(abs(a - b) for a, b in ((max(mine), max(theirs)), (min(mine), min(theirs))) if a != b)
     return read
@@ -311,12 +308,17 @@ def readings(records: Iterable[observe.CaseRecord]) -> Readings:
     return found
 
 
+def _offered(legal: Sequence[Any], word: str) -> list[int]:
+    """The amounts of a legal set's actions of one word ("bid" or "contract"), in its order."""
+    return [a for a in (_amount(str(x)) for x in legal if str(x).startswith(word + " ")) if a is not None]
+
+
 def _amount(action: str) -> int | None:
     parts = action.split()
     return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
 
 
-def _integer(value: Any) -> bool:
+def _integer(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
