@@ -196,6 +196,7 @@ class Fitter:
         self.profile_name = profile_name
         self.profile = variants.resolve(profile_name)
         self.document = self.profile.to_document()  # what a replay sends, its rules replaced by the candidate's
+        self._profile_rules: Rules = variants.thaw(self.profile.rules)  # the profile's own values, only read
         self.cases = list(cases)
         self.by_id = {case.id: case for case in self.cases}
         self.implementation, self.jobs, self.timeout = list(implementation), jobs, timeout
@@ -395,12 +396,10 @@ class Fitter:
                 return rules, found
             group = groups[0]
             tried.add(group.knobs)
-            self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
-                          f"({group.observations} observations)")
+            self.progress(f"searching {_named(group)} ({group.observations} observations)")
             best = self._searched(rules, group, ids)
             for part in self._by_phase(rules, group, ids) if best is None else ():
-                self.progress(f"searching {', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''} "
-                              f"where its cases show them in the {part.phase} phase")
+                self.progress(f"searching {_named(group)} where its cases show them in the {part.phase} phase")
                 best = self._searched(rules, part.group, ids)
                 if best is not None:
                     break
@@ -436,7 +435,7 @@ class Fitter:
         phases: dict[str, collections.Counter[str]] = {}
         for case_id, found in self.weigh(rules, list(group.cases)).items():
             for d, deciding in found.deciding:
-                if tuple(k for k in deciding if k in self.knobs) == group.knobs:
+                if self._group_knobs(deciding) == group.knobs:
                     phases.setdefault(d.phase, collections.Counter())[case_id] += 1
         if len(phases) < 2:
             return []
@@ -489,9 +488,12 @@ class Fitter:
 
     def _puts_back(self, rules: Rules, cand: tuple[Change, ...]) -> bool:
         """Whether ``cand`` sets some knob changed so far back to the profile's value."""
-        base = variants.thaw(self.profile.rules)
         earlier = set(changed_knobs(self.profile, rules))
-        return any(c.knob in earlier and c.value == _value_in(base, c.knob) for c in cand)
+        return any(c.knob in earlier and self._at_profile_value(c) for c in cand)
+
+    def _at_profile_value(self, change: Change) -> bool:
+        """Whether the change sets its knob to the profile's own value."""
+        return bool(change.value == _value_in(self._profile_rules, change.knob))
 
     def _shown_at_edges(self, rules: Rules, group: Group, ids: list[str]) -> list[tuple[Change, ...]]:
         """Single changes of the group's amount knobs to the amounts at the edges of its
@@ -547,8 +549,7 @@ class Fitter:
             alone = self.score(moved_rules, sample)
             # a knob the change only puts back may take a completing value instead: the search
             # from a stand-in put back finds what the other knob must be, not what it needs beside it
-            base = variants.thaw(self.profile.rules)
-            moved = {c.knob for c in cand if c.value != _value_in(base, c.knob)}
+            moved = {c.knob for c in cand if not self._at_profile_value(c)}
             deciding: list[str] = []
             for case_id in worse[:SAMPLE]:
                 for d, knobs in seen[case_id].deciding:
@@ -581,16 +582,19 @@ class Fitter:
     def groups(self, rules: Rules, ids: Sequence[str]) -> list[Group]:
         """The differing observations grouped by their deciding knobs (those live under the
         rules, or switched on by a knob of the same group), the largest group first."""
-        known = self.knobs
         observations: dict[tuple[str, ...], collections.Counter[str]] = {}
         for case_id, found in self.weigh(rules, ids).items():
             for _d, deciding in found.deciding:
-                knobs = tuple(k for k in deciding if k in known)
+                knobs = self._group_knobs(deciding)
                 if knobs:
                     observations.setdefault(knobs, collections.Counter())[case_id] += 1
         groups = [Group(knobs, sum(count.values()), tuple(c for c, _n in count.most_common()))
                   for knobs, count in observations.items()]
         return sorted(groups, key=lambda g: (-g.observations, g.knobs))
+
+    def _group_knobs(self, deciding: Sequence[str]) -> tuple[str, ...]:
+        """The knobs of the group an observation with these deciding knobs belongs to."""
+        return tuple(k for k in deciding if k in self.knobs)
 
     def _values(self, knob: str, rules: Rules) -> list[Any]:
         section, _, name = knob.partition(".")
@@ -712,9 +716,9 @@ class Fitter:
         a switch that does no better alone stops the beam before the number it switches on is
         tried: a fixed gain for the defenders, whose amount of 155 is the engine's."""
         found: list[tuple[Score, tuple[Change, ...]]] = []
-        frontier = [item for item in _with_ties(sorted(scored, key=_ranking), BEAM) if len(item[1]) > 1]
-        frontier += [item for item in _with_ties(sorted(scored, key=_ranking), BEAM) if item not in frontier
-                     and self._switched_on(rules, item[1], knobs)]
+        best = _with_ties(sorted(scored, key=_ranking), BEAM)
+        frontier = [item for item in best if len(item[1]) > 1]
+        frontier += [item for item in best if item not in frontier and self._switched_on(rules, item[1], knobs)]
         for _round in range(DEPTH):
             better: list[tuple[Score, tuple[Change, ...]]] = []
             for score, changes in frontier:
@@ -992,6 +996,11 @@ def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, lis
             accepted = [replace(a, changes=tuple(Change(c.knob, None) if c.knob == knob else c for c in a.changes))
                         for a in accepted]
     return rules, accepted
+
+
+def _named(group: Group) -> str:
+    """A group as a progress line names it: its first four knobs."""
+    return f"{', '.join(group.knobs[:4])}{'...' if len(group.knobs) > 4 else ''}"
 
 
 def _ranking(item: tuple[Score, tuple[Change, ...]]) -> tuple[Score, int, int]:
