@@ -285,7 +285,7 @@ class Server:
         try:
             events = state.apply(action)
         except RefusedActionError as exc:
-            return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+            return _refused(exc)
         except Exception as exc:  # noqa: BLE001 - as _answer: the server must answer, never crash
             return _errored(exc)
         if want is not None and want.events is not None and type(events) is list and marshal.dumps(events, 0) == want.events:
@@ -395,8 +395,13 @@ def _applied(state: MatchState, action: Any) -> dict[str, Any]:
     try:
         events = state.apply(action)
     except RefusedActionError as exc:
-        return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+        return _refused(exc)
     return {"ok": True, "events": events}
+
+
+def _refused(exc: RefusedActionError) -> dict[str, Any]:
+    """The reply to an ``apply`` the rules refuse: the class, the reason code and the words."""
+    return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
 
 
 def _errored(exc: Exception) -> dict[str, Any]:
