@@ -26,7 +26,8 @@
     no residual, a mutant that knob values express on the corpus counts as named when every
     value that changes play expresses it, as ``catalogue``'s ``own knob``; a value that changes
     play is counted apart as expressing the mutant, not as wrong, when it is of a knob the
-    mistake is about and reproduces observations of the mutant that the secret value does not),
+    mistake is about and reproduces observations of the mutant that the secret value does not,
+    or when it changes play only on top of such values: ``only_with``),
     the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
     one variant of the same draw.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
@@ -433,6 +434,8 @@ def run_realistic(args: argparse.Namespace) -> None:
             if kind == "mutant":
                 expressing = [k for k in wrong if about_the_mistake(mutant, k)
                               and expresses(fitter, result.rules, k, _value(secret, k), args.jobs)]
+                expressing += [k for k in wrong if expressing and k not in expressing
+                               and only_with(cases, profile, result.rules, k, secret, expressing, args.jobs, shows)]
                 named = mistake_named(mutant, causes, wrong, expressing, identical)
                 wrong = [k for k in wrong if k not in expressing]
             ratio = seconds / verify_seconds(profile_name)
@@ -517,6 +520,18 @@ def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs
         return evidence.missed(fitter.weigh(back, ids).values()) > evidence.missed(fitter.weigh(rules, ids).values())
     finally:
         fitter.reference.close()
+
+
+def only_with(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str,
+              secret: fit.Rules, expressing: Sequence[str], jobs: int, partial: evidence.Partial) -> bool:
+    """Does the fitted value of ``knob`` change play only on top of the values that express the
+    mutant? With their secret values put back, its secret value plays as the fitted one: the
+    value only refines how they express it. An uncapped barrel arrival expresses a barrel that
+    does not cap arrivals, but it leaves a score of 980 on the barrel where an occupant's is
+    still capped; a match target of 905 caps it again (``_capped`` keeps an uncapped score only
+    below the target), and with the cap put back the target plays as 1000 on the corpus."""
+    base = fit.set_knob(rules, [fit.Change(k, _value(secret, k)) for k in expressing])
+    return not changes_play(cases, profile, base, knob, _value(secret, knob), jobs, partial, _coupled_values(secret, knob))
 
 
 def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], expressing: list[str],

@@ -100,7 +100,9 @@ def _ten_below_king() -> list[Patch]:
     return _ranked(("A", "K", "10", "Q", "J", "9"))
 
 
-@mutant("king-queen-points-swapped", "counts the king 3 and the queen 4 card points", "scoring")
+# the hand points the redeal rules read (hand_under_points) come from the same table: a hand of
+# 14 points is 13 or 15 to this engine, and its redeal claim shows the mistake there
+@mutant("king-queen-points-swapped", "counts the king 3 and the queen 4 card points", "scoring", "redeals")
 def _king_queen_points() -> list[Patch]:
     swapped = [setting(card("K" + s), "points", 3) for s in SUITS] + [setting(card("Q" + s), "points", 4) for s in SUITS]
     return swapped + [wrap(cards, "_POINTS", lambda _table: cards.block_points())]  # the hands' points table, from the swapped points
@@ -358,7 +360,11 @@ knob_mutant("opening-not-forced", "lets the opener open above the opening bid wh
 knob_mutant("max-bid-ignored", "accepts bids and contracts above auction.max_bid", "auction", max_bid=10_000)
 
 
-@mutant("ceiling-counts-talon-marriage", "counts a marriage hoped for from the talon in the auction's limits", "auction.ceiling")
+# the marriages a hand is worth decide the marriage condition as well as the ceiling: with no
+# ceiling the mistake shows only as bids above auction.marriage_needed_above offered to a
+# hand whose marriage is in the talon
+@mutant("ceiling-counts-talon-marriage", "counts a marriage hoped for from the talon in the auction's limits", "auction.ceiling",
+        "auction.marriage_needed_above")
 def _ceiling_counts_talon() -> list[Patch]:
     def make(original: Callable[..., tuple[bool, int]]) -> Any:
         def worth(self: MatchState, hand: Mask) -> tuple[bool, int]:
