@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -20,7 +21,7 @@ import pytest
 import variants
 from conformance.corpus.transcripts import Transcript
 from conformance.harness.runner import REFERENCE_COMMAND
-from conformance.oracle import candidates, evidence, fit, observe
+from conformance.oracle import candidates, evidence, fit, observe, residual
 
 ROOT = Path(__file__).resolve().parent.parent
 PARTIAL = [sys.executable, str(ROOT / "benchmarks" / "partial_engine.py")]
@@ -177,6 +178,39 @@ def test_observations_the_reference_never_reached_all_differ() -> None:
     weighed = evidence.weigh(ref, impl)
     assert (1, 1, "reply") in weighed.missed and (1, 1, "legal") in weighed.missed
     assert {(1, 2, "reply"), (1, 2, "legal"), (1, 2, "state.phase")} <= weighed.missed
+
+
+def _apart_then_refused() -> tuple[observe.CaseRecord, observe.CaseRecord]:
+    """An implementation that plays on, and a reference whose state already differs at the
+    first bid (a high bid of 120, not 110) and that then refuses the second."""
+    impl = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "pass"), state={"phase": "auction", "high_bid": 110}),
+                                    _step(2, "bid 120", ("bid 120", "pass")), _step(3, "pass", ("pass",)), _step(4, "pass", ("pass",))))
+    ref = observe.CaseRecord("c", (_step(0, None, None), _step(1, "bid 110", ("bid 110", "pass"), state={"phase": "auction", "high_bid": 120}),
+                                   _step(2, "bid 120", ("bid 130", "pass"), accepted=False)), "left_transcript")
+    return ref, impl
+
+
+def test_a_refusal_downstream_of_a_difference_marks_where_the_reference_left() -> None:
+    ref, impl = _apart_then_refused()
+    assert evidence.weigh(ref, impl).left == (1, 2)
+    refused_first = replace(ref, steps=(ref.steps[0], _step(1, "bid 110", ("pass",), accepted=False)))
+    assert evidence.weigh(refused_first, impl).left is None  # the refusal is the first difference: a rule's own
+
+
+def test_two_replays_compare_only_as_far_as_both_reach() -> None:
+    """Before: one legal set differs at step 3 and the rest matches. After: the state differs
+    at step 1 and the reference refuses step 2. As far as both compare (steps up to 2), before
+    misses nothing and after misses the state, the refusal and its legal set; the steps after
+    count for neither, so the change is charged three observations, not the whole case."""
+    ref_after, impl = _apart_then_refused()
+    ref_before = replace(impl, steps=impl.steps[:3] + (_step(3, "pass", ("pass", "bid 130")),) + impl.steps[4:])
+    before, after = evidence.weigh(ref_before, impl), evidence.weigh(ref_after, impl)
+    # after: the high bid at step 1, the legal set and reply at step 2, then the reply, phase
+    # and legal set of each of the two steps it never reached: 1 + 2 + 2 * 3 = 9
+    assert before.missed == {(1, 3, "legal")} and len(after.missed) == 9
+    missed_before, missed_after = evidence.compared(before, after)
+    assert missed_before == frozenset()
+    assert missed_after == {(1, 1, "state.high_bid"), (1, 2, "legal"), (1, 2, "reply")}
 
 
 # --- candidate values --------------------------------------------------------------------
@@ -817,6 +851,44 @@ def test_a_proposal_that_puts_a_stand_in_back_is_completed_with_the_switch_it_ne
     result, _fitter = _fit("classic", command)
     assert result.rules["giving_up"]["penalty_repeats"] == "every_nth"
     assert (result.rules["barrel"]["attempt_counts"], result.rules["barrel"]["give_up_deal_counts"]) == ("every_deal", False)
+
+
+ONE_TRUMP = """\
+profile: {name}
+title: Polish keeping the first trump, beating not owed
+status: draft
+summary: Polish with a marriage asked above 180, bids to 590, no duty to beat or undertrump, declarers rounded to 5, one trump a deal.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 180, ruling: "The test table asks for a marriage above 180."}}
+    max_bid: {{value: 590, ruling: "The test table lets bids go to 590."}}
+  play:
+    must_beat: {{value: false, ruling: "The test table owes no higher card of the suit led."}}
+    must_undertrump: {{value: false, ruling: "The test table owes no lower trump."}}
+  marriages:
+    one_trump: {{value: true, ruling: "The test table keeps the first trump declared for the whole deal."}}
+  scoring:
+    declarer_rounding: {{value: nearest_5, ruling: "The test table rounds the declarer's points to 5."}}
+"""
+
+
+def test_a_rule_the_mistake_makes_leave_the_transcript_is_weighed_as_far_as_both_replays_reach(tmp_path: Path) -> None:
+    """Under a mutant that lets the highest card win every trick, the table's one trump a deal
+    sets right 53 observations in six cases (no trump change after the first marriage), but
+    in three others the right trump makes the reference give a trick to another player than
+    the engine does, and refuse the next lead; a second trump imitated the mistake there by
+    chance. Counting every later observation of those cases as missed, one trump lost 205
+    observations on balance and was never taken, and the residual blamed marriages for the
+    trump changes (realistic seed 8, v10). Weighed only as far as both replays reach, it
+    fixes far more than it loses, and the residual is the mistake alone."""
+    path = _house(tmp_path, ONE_TRUMP, "one-trump")
+    command = [sys.executable, "-m", "mutants.serve", "--rules", str(path), "highest-card-wins"]
+    result, fitter = _fit("polish", command)
+    assert result.rules["marriages"]["one_trump"] is True
+    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, "polish", cases=fitter.by_id)
+    assert found and all(c.signature.startswith("event[play] trick_won") for c in found), [c.signature for c in found]
 
 
 # --- what the implementation contradicts itself on, and what follows a difference left --------

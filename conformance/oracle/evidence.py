@@ -61,6 +61,9 @@ class Evidence:
     missed: frozenset[Key]  # the observations that differ and some rule could reproduce
     # the observations that differ where the implementation contradicts itself: no score counts them
     set_aside: frozenset[Key] = frozenset()
+    # (deal, step) where the reference left the transcript downstream of a difference
+    # (``left_apart``): what the implementation showed after it compares with nothing
+    left: tuple[int, int] | None = None
 
     @property
     def matches(self) -> bool:
@@ -196,8 +199,41 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
         missed.update(_observations(step))
     checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(_observations(step))
     aside = missed & contradicted
+    left = left_apart(ref, len(impl_steps), missed)
     return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed - aside),
-                    frozenset(aside))
+                    frozenset(aside), left)
+
+
+def left_apart(reference: observe.CaseRecord, impl_steps: int, missed: set[Key]) -> tuple[int, int] | None:
+    """The step where the reference left the transcript (refused an action the implementation
+    took) when a reply or state differed before it: the refusal follows from a situation the
+    rules did not reproduce, not from a rule of its own. A trick the engine gives to the wrong
+    player under a mistake no knob names leaves the reference, with the right trump, refusing
+    the next lead as a card not held; under a wrong trump it follows the engine by chance."""
+    if not reference.steps or len(reference.steps) >= impl_steps:
+        return None
+    last = reference.steps[-1]
+    at = (last.deal, last.step, _ORDER["reply"])
+    earlier = any(key[2] != "legal" and _position(key) < at for key in missed)
+    return (last.deal, last.step) if earlier else None
+
+
+def compared(before: Evidence, after: Evidence) -> tuple[frozenset[Key], frozenset[Key]]:
+    """What two replays of one case under two rule sets miss, as far as both can be compared:
+    up to the step where either reference left the transcript downstream of a difference
+    (``Evidence.left``). Past it one replay shows nothing to compare with, and counting the
+    implementation's every later observation as missed would charge a rule for the situation
+    an earlier difference made: the right trump would lose a whole case to a mistake in who
+    wins the trick, which a wrong trump imitates there by chance. Both sides are cut at the
+    same step, so a rule that leaves the transcript early does not hide later differences."""
+    cut = min((e.left for e in (before, after) if e.left is not None), default=None)
+    if cut is None:
+        return before.missed, after.missed
+    return _up_to(before.missed, cut), _up_to(after.missed, cut)
+
+
+def _up_to(keys: frozenset[Key], cut: tuple[int, int]) -> frozenset[Key]:
+    return frozenset(key for key in keys if key[:2] <= cut)
 
 
 _ORDER = {"legal": 0, "reply": 1}  # within a step: the legal set, then the reply, then the state fields (2)

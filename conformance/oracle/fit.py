@@ -819,16 +819,16 @@ class Fitter:
             chunk = gaining[start:start + CHUNK]
             after = self.weigh(new_rules, chunk)
             left -= sum(len(now[c].missed) for c in chunk)
-            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            gained, lost = _balance(now, after, chunk)
+            net, broken = net + gained, broken + lost
             apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
-            broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
         if net < least or (broken and broken * weight > net):
             return None
         for chunk in rest:
             after = self.weigh(new_rules, chunk)
-            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            gained, lost = _balance(now, after, chunk)
+            net, broken = net + gained, broken + lost
             apart += _score(now[c] for c in chunk)[1] - _score(after[c] for c in chunk)[1]
-            broken += sum(len(after[c].missed) for c in chunk if now[c].matches and not after[c].matches)
             if net < least or (broken and broken * weight > net):
                 return None
         return net if net >= need or (closer and net == 0 and apart > 0) else None
@@ -869,8 +869,9 @@ class Fitter:
         for chunk in self._chunks({knob}, ids, now):
             after = self.weigh(back, chunk)
             for c in chunk:
-                lost = len(evidence.clean_fixes(after[c], now[c])) if downstream else len(after[c].missed - now[c].missed)
-                net += len(now[c].missed - after[c].missed) - lost
+                missed_now, missed_back = evidence.compared(now[c], after[c])
+                lost = len(evidence.clean_fixes(after[c], now[c])) if downstream else len(missed_back - missed_now)
+                net += len(missed_now - missed_back) - lost
             if net < 0:
                 return False
         return True
@@ -931,7 +932,7 @@ class Fitter:
         for start in range(0, len(cases), CHUNK):
             chunk = cases[start:start + CHUNK]
             after = self.weigh(new_rules, chunk)
-            net += sum(len(now[c].missed) - len(after[c].missed) for c in chunk)
+            net += _balance(now, after, chunk)[0]
             left -= sum(len(now[c].missed) for c in chunk)
             if net > 0:
                 return True  # the check over every case follows (its replays of these are kept)
@@ -943,8 +944,9 @@ class Fitter:
         before = self.weigh(rules, ids)
         new_rules = set_knob(rules, cand)
         after = self.weigh(new_rules, ids)
-        fixed_obs = sum(len(before[c].missed - after[c].missed) for c in ids)
-        broken_obs = sum(len(after[c].missed - before[c].missed) for c in ids)
+        compared = {c: evidence.compared(before[c], after[c]) for c in ids}
+        fixed_obs = sum(len(missed_before - missed_after) for missed_before, missed_after in compared.values())
+        broken_obs = sum(len(missed_after - missed_before) for missed_before, missed_after in compared.values())
         fixed = [c for c in ids if not before[c].matches and after[c].matches]
         example = next((c for c in ids if before[c].missed - after[c].missed), ids[0])
         gone = sorted(before[example].missed - after[example].missed)[0] if before[example].missed - after[example].missed else None
@@ -983,6 +985,19 @@ class Fitter:
             if any(after[c].missed != final[c].missed for c in chunk):
                 return False
         return True
+
+
+def _balance(now: dict[str, evidence.Evidence], after: dict[str, evidence.Evidence], chunk: Sequence[str]) -> tuple[int, int]:
+    """Over ``chunk``: the observations more that ``after`` reproduces than ``now`` (the net,
+    as far as both replays compare: ``evidence.compared``), and those it misses in cases that
+    matched."""
+    net = broken = 0
+    for c in chunk:
+        missed_now, missed_after = evidence.compared(now[c], after[c])
+        net += len(missed_now) - len(missed_after)
+        if now[c].matches and missed_after:
+            broken += len(missed_after)
+    return net, broken
 
 
 def _plainest(rules: Rules, accepted: list[Accepted], equivalents: dict[str, list[Any]]) -> tuple[Rules, list[Accepted]]:
