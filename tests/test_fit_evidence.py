@@ -299,6 +299,28 @@ def test_the_stop_rule_reads_its_amounts_afresh_from_the_rules_it_checks() -> No
     assert 575 not in candidates.values("auction.max_bid", 560, stale)
 
 
+def _lead(step: int, hand: list[str], legal: tuple[str, ...]) -> tuple[observe.StepRecord, observe.StepRecord]:
+    """The state before a lead (``to_act`` 0 holding ``hand``, no card on the table), then the lead."""
+    before = observe.StepRecord(1, step - 1, "play 9S", None, observe.Reply(True),
+                                {"phase": "play", "trick": [], "to_act": 0, "hands": [hand, [], []]})
+    return before, observe.StepRecord(1, step, legal[0], legal, observe.Reply(True), {"phase": "play"})
+
+
+def test_the_last_trick_of_a_declaration_is_read_from_the_leads_of_a_marriage_holder() -> None:
+    """A holder of the king and queen of hearts leads trick 3 with six cards left in hand
+    (8 + 1 - 6 = 3) and is offered the declaration; leading trick 4 with five cards (8 + 1 - 5
+    = 4) it is not: the line is at or above 3 and below 4, so 3. A lead of trick 2 without the
+    offer (a defender's lead, say) is below the latest offer and says nothing of the line."""
+    read = candidates.Readings()
+    hearts = ["KH", "QH"]
+    steps = (*_lead(3, hearts + ["9S", "9C", "JD", "AD"], ("play KH", "play KH marriage", "play QH")),
+             *_lead(5, hearts + ["9C", "JD", "AD"], ("play KH", "play QH")),
+             *_lead(7, hearts + ["9S", "9C", "JD", "AD", "10D"], ("play KH", "play QH")))
+    read.add_record(observe.CaseRecord("c", steps))
+    assert read.lines("marriages.last_trick") == [3]
+    assert candidates.values("marriages.last_trick", None, read)[0] == 3
+
+
 def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
     """Bidding a step at a time, the legal sets offer only the next bid: a maximum of 305
     shows where a bid of 310 is refused as above the ceiling rather than as a jump, so 310

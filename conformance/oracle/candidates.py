@@ -43,6 +43,12 @@ SCORE_LINES = {"barrel.threshold": "barrel_entered", "match_end.target": "match_
 # highest winning bid whose auction ended without the talon shown and at or below the lowest
 # with it shown: a line of 240 shows nowhere else on a grid of 10 (no bid offered or refused)
 TALON_LINE = "talon.shown_from_bid"
+# A trick line: a marriage may be declared on the lead of tricks up to marriages.last_trick. It
+# lies at or above the latest trick on whose lead a holder was offered a declaration, and below
+# the earliest on whose lead a holder was not: a line of 3 shows only as leads of the fourth
+# trick and later with a king and queen of a suit in hand and no declaration offered
+MARRIAGE_LINE = "marriages.last_trick"
+TRICKS = 8  # the tricks of a deal: a hand leads trick 9 - (cards left)
 
 
 @dataclass
@@ -88,6 +94,9 @@ class Readings:
     # lies above the one and at or below the other
     reached: dict[str, collections.Counter[int]] = field(default_factory=dict)
     passed: dict[str, int] = field(default_factory=dict)
+    # ``MARRIAGE_LINE``: the tricks a marriage holder leading was offered a declaration on, and not
+    declared_on: set[int] = field(default_factory=set)
+    undeclared_on: set[int] = field(default_factory=set)
     # the marriage condition under a marriage ceiling, by the highest amount a marriage holder
     # was offered less what the marriages held are worth under the rules read against: a
     # condition of 165 shows nowhere on a grid of 25 (150 and 175 are offered or not either
@@ -98,11 +107,14 @@ class Readings:
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
+        before: dict[str, Any] = {}
         for step in record.steps:
             self._add_lines(step)
             self._add_talon_line(step.reply.events)
             if step.legal:
                 self._add_legal(step.legal)
+                self._add_marriage_line(before, step.legal)
+            before = step.state if isinstance(step.state, dict) else {}
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
                 amount = _amount(step.action)
                 if amount is not None:
@@ -144,6 +156,19 @@ class Readings:
         else:
             self.passed[TALON_LINE] = max(self.passed.get(TALON_LINE, bid), bid)
 
+    def _add_marriage_line(self, before: dict[str, Any], legal: Sequence[str]) -> None:
+        """A lead by a holder of a king and queen of one suit, as a trick a declaration was
+        offered on or not (the first trick left out: ``marriages.first_trick`` decides it)."""
+        hands, seat = before.get("hands"), before.get("to_act")
+        if before.get("phase") != "play" or before.get("trick") or not isinstance(hands, list) \
+                or not isinstance(seat, int) or not 0 <= seat < len(hands) or not isinstance(hands[seat], list):
+            return
+        held = {str(c) for c in hands[seat]}
+        trick = TRICKS + 1 - len(held)
+        if trick > 1 and any({"K" + suit, "Q" + suit} <= held for suit in "SCDH"):
+            offered = any(str(action).endswith(" marriage") for action in legal)
+            (self.declared_on if offered else self.undeclared_on).add(trick)
+
     def _add_condition(self, d: observe.Difference) -> None:
         """The marriage condition a holder's highest offered amount shows (``conditions``)."""
         before = d.before if isinstance(d.before, dict) else {}
@@ -161,7 +186,13 @@ class Readings:
 
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
-        it, and a step above the highest that played on past it."""
+        it, and a step above the highest that played on past it; for the marriage line, the
+        latest trick a declaration was offered on, and the trick before the earliest after it
+        with none offered (one before it is refused by another rule: a defender's lead)."""
+        if knob == MARRIAGE_LINE:
+            latest = max(self.declared_on, default=1)
+            after = [trick for trick in self.undeclared_on if trick > latest]
+            return sorted({*([min(after) - 1] if after else []), *([latest] if self.declared_on else [])})
         found = [min(self.reached[knob])] if self.reached.get(knob) else []
         if knob in self.passed and self.passed[knob] + CONTRACT_STEP not in found:
             found.append(self.passed[knob] + CONTRACT_STEP)
