@@ -32,35 +32,48 @@ Snapshot = tuple[Any, ...]  # one immutable value per field of FIELDS (see Match
 
 def observation(snapshot: Snapshot) -> dict[str, Any]:
     """The observable state a snapshot stands for, as JSON values (fresh lists and objects)."""
-    (phase, to_act, dealer, next_dealer, auction, high_bid, declarer, contract, talon_shown, talon, trump, trick,
-     trick_number, tricks_won, card_points, (marriages, aces), deal_result, scores, bolts, give_ups, barrel, winner,
-     hands) = snapshot  # fmt: skip
-    return {
-        "phase": phase,
-        "to_act": to_act,
-        "dealer": dealer,
-        "next_dealer": next_dealer,
-        "auction": [{"player": p, "action": a} for p, a in auction],
-        "high_bid": high_bid,
-        "declarer": declarer,
-        "contract": contract,
-        "talon_shown": talon_shown,
-        "talon": None if talon is None else codes_of(talon),
-        "trump": trump,
-        "trick": [{"player": p, "card": c.code} for p, c in trick],
-        "trick_number": trick_number,
-        "tricks_won": list(tricks_won),
-        "card_points": list(card_points),
-        # suit letters in the order declared, then "aces" where four aces were declared
-        "marriages": [[*suits, "aces"] if declared else list(suits) for suits, declared in zip(marriages, aces)],
-        "deal_result": None if deal_result is None else marshal.loads(deal_result),
-        "scores": [number(s) for s in scores],
-        "bolts": list(bolts),
-        "give_ups": list(give_ups),
-        "barrel": [{"on": on, "attempts": attempts, "failed_visits": failed} for on, attempts, failed in barrel],
-        "winner": winner,
-        "hands": [codes_of(hand) for hand in hands],
-    }
+    return {name: item if write is None else write(item) for (name, write, _read), item in zip(_FIELDS, snapshot)}
+
+
+def changes(snapshot: Snapshot, before: Snapshot) -> dict[str, Any]:
+    """The fields of ``snapshot``'s observation whose items differ from ``before``'s, as JSON
+    values: every other field is the same JSON value in both observations."""
+    return {name: item if write is None else write(item)
+            for (name, write, _read), item, old in zip(_FIELDS, snapshot, before) if item != old}
+
+
+def _auction_json(auction: tuple[tuple[int, str], ...]) -> list[dict[str, Any]]:
+    return [{"player": player, "action": action} for player, action in auction]
+
+
+def _cards_json(cards: Mask | None) -> list[str] | None:
+    return None if cards is None else codes_of(cards)
+
+
+def _trick_json(trick: tuple[tuple[int, Card], ...]) -> list[dict[str, Any]]:
+    return [{"player": player, "card": card.code} for player, card in trick]
+
+
+def _marriages_json(marriages: tuple[tuple[tuple[str, ...], ...], tuple[bool, ...]]) -> list[list[str]]:
+    """Suit letters in the order declared, then "aces" where four aces were declared."""
+    suits, aces = marriages
+    return [[*declared, "aces"] if with_aces else list(declared) for declared, with_aces in zip(suits, aces)]
+
+
+def _deal_result_json(result: bytes | None) -> Any:
+    return None if result is None else marshal.loads(result)
+
+
+def _scores_json(scores: tuple[int | Fraction, ...]) -> list[int | float]:
+    return [number(score) for score in scores]
+
+
+def _barrel_json(barrel: tuple[tuple[bool, int, int], ...]) -> list[dict[str, Any]]:
+    return [{"on": on, "attempts": attempts, "failed_visits": failed} for on, attempts, failed in barrel]
+
+
+def _hands_json(hands: tuple[Mask, ...]) -> list[list[str]]:
+    return [codes_of(hand) for hand in hands]
 
 
 class _NoSnapshot(ValueError):
@@ -75,7 +88,7 @@ def read(state: Any) -> Snapshot | None:
     if not isinstance(state, dict) or tuple(state) != FIELDS:
         return None
     try:
-        snapshot = tuple(reader(state[name]) for name, reader in _READERS)
+        snapshot = tuple(read_item(state[name]) for name, _write, read_item in _FIELDS)
     except (_NoSnapshot, KeyError, TypeError):  # KeyError, TypeError: an entry that is no object with those members
         return None
     return snapshot if marshal.dumps(observation(snapshot), 0) == marshal.dumps(state, 0) else None
@@ -172,12 +185,31 @@ def _hands(value: Any) -> tuple[Mask, ...]:
     return tuple(_cards(hand) for hand in _list(value))
 
 
-_READERS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("phase", _string), ("to_act", _integer_or_none), ("dealer", _integer_or_none), ("next_dealer", _integer_or_none),
-    ("auction", _auction), ("high_bid", _integer_or_none), ("declarer", _integer_or_none), ("contract", _integer_or_none),
-    ("talon_shown", _flag), ("talon", _cards_or_none), ("trump", _string_or_none), ("trick", _trick),
-    ("trick_number", _integer_or_none), ("tricks_won", _integers), ("card_points", _integers), ("marriages", _marriages),
-    ("deal_result", _deal_result), ("scores", _scores), ("bolts", _integers), ("give_ups", _integers), ("barrel", _barrel),
-    ("winner", _integer_or_none), ("hands", _hands),
-)  # fmt: skip
-FIELDS = tuple(name for name, _ in _READERS)  # the observation's fields in its order, a snapshot's items
+# Each field of the observation, in its order: its name, how its item is written as JSON (None:
+# as it is) and how it is read back (``read``). A snapshot has one item for each.
+_FIELDS: tuple[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any]], ...] = (
+    ("phase", None, _string),
+    ("to_act", None, _integer_or_none),
+    ("dealer", None, _integer_or_none),
+    ("next_dealer", None, _integer_or_none),
+    ("auction", _auction_json, _auction),
+    ("high_bid", None, _integer_or_none),
+    ("declarer", None, _integer_or_none),
+    ("contract", None, _integer_or_none),
+    ("talon_shown", None, _flag),
+    ("talon", _cards_json, _cards_or_none),
+    ("trump", None, _string_or_none),
+    ("trick", _trick_json, _trick),
+    ("trick_number", None, _integer_or_none),
+    ("tricks_won", list, _integers),
+    ("card_points", list, _integers),
+    ("marriages", _marriages_json, _marriages),
+    ("deal_result", _deal_result_json, _deal_result),
+    ("scores", _scores_json, _scores),
+    ("bolts", list, _integers),
+    ("give_ups", list, _integers),
+    ("barrel", _barrel_json, _barrel),
+    ("winner", None, _integer_or_none),
+    ("hands", _hands_json, _hands),
+)
+FIELDS = tuple(name for name, _write, _read in _FIELDS)  # the observation's fields in its order, a snapshot's items
