@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import marshal
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, TypeVar
 
 from .cards import Card, Mask, codes_of, mask_of
 from .errors import MalformedActionError
 from .scoring import number
 
 Snapshot = tuple[Any, ...]  # one immutable value per field of FIELDS (see MatchState.snapshot)
+T = TypeVar("T")
 
 
 def observation(snapshot: Snapshot) -> dict[str, Any]:
@@ -94,36 +95,22 @@ def read(state: Any) -> Snapshot | None:
     return snapshot if marshal.dumps(observation(snapshot), 0) == marshal.dumps(state, 0) else None
 
 
-def _integer(value: Any) -> int:
-    if type(value) is not int:  # noqa: E721 - true is not 1
-        raise _NoSnapshot(value)
-    return value
+def _exactly(kind: type[T]) -> Callable[[Any], T]:
+    """A reader of a value of exactly that type: a bool is no int, nor an int a float."""
+    def read(value: Any) -> T:
+        if type(value) is not kind:
+            raise _NoSnapshot(value)
+        return value
+    return read
 
 
-def _integer_or_none(value: Any) -> int | None:
-    return None if value is None else _integer(value)
+def _or_none(read: Callable[[Any], T]) -> Callable[[Any], T | None]:
+    """A reader that also takes null (a field that may be empty)."""
+    return lambda value: None if value is None else read(value)
 
 
-def _string(value: Any) -> str:
-    if type(value) is not str:  # noqa: E721
-        raise _NoSnapshot(value)
-    return value
-
-
-def _string_or_none(value: Any) -> str | None:
-    return None if value is None else _string(value)
-
-
-def _flag(value: Any) -> bool:
-    if type(value) is not bool:  # noqa: E721
-        raise _NoSnapshot(value)
-    return value
-
-
-def _list(value: Any) -> list[Any]:
-    if type(value) is not list:  # noqa: E721
-        raise _NoSnapshot(value)
-    return value
+_integer, _string, _flag, _list = _exactly(int), _exactly(str), _exactly(bool), _exactly(list)
+_integer_or_none, _string_or_none = _or_none(_integer), _or_none(_string)
 
 
 def _integers(value: Any) -> tuple[int, ...]:
@@ -139,10 +126,6 @@ def _card(value: Any) -> Card:
 
 def _cards(value: Any) -> Mask:
     return mask_of(_card(code) for code in _list(value))
-
-
-def _cards_or_none(value: Any) -> Mask | None:
-    return None if value is None else _cards(value)
 
 
 def _auction(value: Any) -> tuple[tuple[int, str], ...]:
@@ -197,7 +180,7 @@ _FIELDS: tuple[tuple[str, Callable[[Any], Any] | None, Callable[[Any], Any]], ..
     ("declarer", None, _integer_or_none),
     ("contract", None, _integer_or_none),
     ("talon_shown", None, _flag),
-    ("talon", _cards_json, _cards_or_none),
+    ("talon", _cards_json, _or_none(_cards)),
     ("trump", None, _string_or_none),
     ("trick", _trick_json, _trick),
     ("trick_number", None, _integer_or_none),
