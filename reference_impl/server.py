@@ -25,9 +25,10 @@ import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
-from . import expected, playout
+from . import expected, playout, snapshot
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
+from .snapshot import Snapshot
 from .state import MatchState
 
 PROTOCOL_VERSION = 1
@@ -257,19 +258,13 @@ class Server:
         (legal, apply, state) go to the engine directly, read once when it was kept (a step's
         request is otherwise looked up and dispatched again at every replay), and each reply
         is compared the cheapest way its expectation allows before any is built."""
-        dumps = marshal.dumps
         for kind, request, want in kept.steps:
             state = self.state
             if state is None or kind is expected.OTHER:
                 if not self._carry_out([request], [want], replies):
                     return
             elif kind is expected.STATE:
-                observed = state.observation()
-                if want is not None and dumps(observed, 0) == want.written:
-                    replies.previous = observed
-                    replies.run += 1
-                else:
-                    replies.add_state(state, None, observed)
+                replies.add_state(state, want)
             elif kind is expected.LEGAL:
                 actions = state.legal_actions()
                 if want is not None and actions == want.actions:  # a list of strings equal to one is the same
@@ -444,7 +439,7 @@ class _Replies:
             raise ProtocolError(f"{command}: 'states' must be \"full\" or \"changes\", got {_excerpt(mode)}")
         self.changes = mode == "changes"
         self.replies: list[dict[str, Any] | int] = []
-        self.previous: dict[str, Any] | None = None  # the previous state reply's observation
+        self.previous: Snapshot | None = None  # the snapshot of the previous state reply's state
         self.run = 0  # replies exactly as expected since the last one written
 
     def add(self, reply: dict[str, Any]) -> bool:
@@ -466,27 +461,22 @@ class _Replies:
             self.run = 0
         return self.replies
 
-    def add_state(self, state: MatchState, wanted: expected.Expected | None = None,
-                  observed: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Keep the reply to a ``state`` request: the observation (``observed``, when taken
-        already), or after the first with ``states: "changes"`` its fields that differ from the
-        previous state reply's; counted when exactly ``wanted``. Returns the fields the reply
-        holds (all of them when counted)."""
-        if observed is None:
-            observed = state.observation()
-        if wanted is not None and expected.written(observed) == wanted.written:
-            self.previous = observed
+    def add_state(self, state: MatchState, wanted: expected.Expected | None = None) -> dict[str, Any]:
+        """Keep the reply to a ``state`` request: counted when exactly ``wanted``, else the
+        observation, or after the first with ``states: "changes"`` the fields whose snapshot
+        items differ from the previous state reply's. Returns the fields the reply writes
+        (none when it is counted)."""
+        taken = state.snapshot()
+        previous, self.previous = self.previous, taken
+        if wanted is not None and expected.met_state(taken, wanted):
             self.met()
-            return observed
-        if not self.changes:
-            self.add({"state": observed})
-            return observed
-        previous, self.previous = self.previous, observed
-        if previous is None:
-            self.add({"state": observed})
-            return observed
-        fields = {name: value for name, value in observed.items() if previous[name] != value}
-        self.add({"changes": fields})
+            return {}
+        if previous is None or not self.changes:
+            fields = snapshot.observation(taken)
+            self.add({"state": fields})
+        else:
+            fields = snapshot.changes(taken, previous)
+            self.add({"changes": fields})
         return fields
 
 

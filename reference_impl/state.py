@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import marshal
 import operator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -21,7 +22,8 @@ from .actions import CANONICAL, Action, Bid, Contract, Give, GiveUp, Pass, Play,
 from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, declarable, give_actions, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
 from .rules import WINDOWS, AuctionRules, RedealRule, Rules
-from .scoring import Number, number, whole
+from .scoring import Number, whole
+from .snapshot import Snapshot, observation
 
 Event = dict[str, Any]
 PLAYERS = (0, 1, 2)
@@ -301,33 +303,21 @@ class MatchState:
 
 
     def observation(self) -> dict[str, Any]:
-        """The observable state of DESIGN.md, as JSON values."""
-        return {
-            "phase": self.phase,
-            "to_act": self.to_act,
-            "dealer": self.dealer,
-            "next_dealer": self.next_dealer,
-            "auction": [{"player": p, "action": a} for p, a in self.auction],
-            "high_bid": self.high_bid,
-            "declarer": self.declarer,
-            "contract": self.contract,
-            "talon_shown": self.talon_shown,
-            "talon": codes_of(self.talon) if self.talon_shown else None,
-            "trump": self.trump,
-            "trick": [{"player": p, "card": c.code} for p, c in self.trick],
-            "trick_number": self.trick_number,
-            "tricks_won": list(self.tricks_won),
-            "card_points": list(self.card_points),
-            # suit letters in the order declared, then "aces" where four aces were declared
-            "marriages": [list(m) + (["aces"] if self.aces[p] else []) for p, m in enumerate(self.marriages)],
-            "deal_result": _result_copy(self.deal_result),
-            "scores": [number(s) for s in self.scores],
-            "bolts": list(self.bolts),
-            "give_ups": list(self.give_ups),
-            "barrel": [seat.as_json() for seat in self.barrel],
-            "winner": self.winner,
-            "hands": [codes_of(hand) for hand in self.hands],
-        }
+        """The observable state of DESIGN.md, as JSON values: its snapshot written out."""
+        return observation(self.snapshot())
+
+    def snapshot(self) -> Snapshot:
+        """The observable state as the engine holds it, one immutable item per field
+        (``reference_impl.snapshot``): equal snapshots are the same observation."""
+        return (
+            self.phase, self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
+            self.contract, self.talon_shown, self.talon if self.talon_shown else None, self.trump, tuple(self.trick),
+            self.trick_number, tuple(self.tricks_won), tuple(self.card_points),
+            (tuple(map(tuple, self.marriages)), tuple(map(bool, self.aces))),  # suits declared, four aces declared
+            None if self.deal_result is None else marshal.dumps(self.deal_result, 0),
+            tuple(self.scores), tuple(self.bolts), tuple(self.give_ups),
+            tuple([(seat.on, seat.attempts, seat.failed_visits) for seat in self.barrel]), self.winner, tuple(self.hands),
+        )  # fmt: skip
 
     # ------------------------------------------------------------ redeal windows
 
@@ -1020,14 +1010,6 @@ def amount_actions(a: AuctionRules, word: str, low: int, top: int) -> tuple[str,
         actions.append(f"{word} {low}")
         low = next_on_grid(a, low)
     return tuple(sorted(actions))
-
-
-def _result_copy(result: dict[str, Any] | None) -> dict[str, Any] | None:
-    """A copy of a deal result (flat values and lists of numbers): what deepcopy gives, at a
-    tenth of its cost."""
-    if result is None:
-        return None
-    return {name: list(value) if isinstance(value, list) else value for name, value in result.items()}
 
 
 def _rules_json(rules: Rules) -> dict[str, Any]:

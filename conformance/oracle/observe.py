@@ -14,13 +14,14 @@ differs is recorded, and ends the record, because the game has left the transcri
 
 from __future__ import annotations
 
+import bisect
 import collections
 import gc
 import hashlib
 import json
 import threading
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Container, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Container, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from conformance.harness import diagnosis
 from conformance.oracle import batch, expectation
@@ -354,14 +355,15 @@ class Observer:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
         reading = _CaseReading(case, answer.reply.get("replies"), wanted, self.told, steps)
         reading.taken(0, "match")
-        at = 1
-        for number, deal in enumerate(case.deals, start=1):
-            for index, scripted in enumerate([None, *deal["steps"]]):
-                if at >= reading.asked:
-                    return expectation.ENOUGH, source
-                steps.append(reading.step(number, index, scripted["action"] if scripted else None, at))
-                at += 3 if index else 2
-                if scripted and steps[-1].reply.accepted == ("refused" in scripted):
+        plan = _plan(case)
+        while len(steps) < len(plan.places):
+            first = len(steps)
+            if plan.places[first].start >= reading.asked:
+                return expectation.ENOUGH, source
+            steps += reading.met(plan) or (reading.step(plan.places[first]),)
+            for at in range(first, len(steps)):  # a step whose action was taken otherwise than scripted ends the record
+                if steps[at].reply.accepted == plan.places[at].refused:
+                    del steps[at + 1:]
                     return "left_transcript", source
         return "complete", source
 
@@ -385,10 +387,10 @@ class Observer:
         impl = self._started()
         match = self.match_request(profile, document, case.match)
         named = expectation.named(impl, wanted) if wanted is not None else None
-        answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+        answer = batch.sent(impl, (), built=batch.case_request(impl, match, _plan(case).tail, named))
         if named is not None and "expectation" not in named and "errored" in answer.reply:
             named = expectation.named(impl, wanted) if wanted is not None else None  # forgotten by batch.sent
-            answer = batch.sent(impl, (), built=batch.case_request(impl, match, _tail(case), named))
+            answer = batch.sent(impl, (), built=batch.case_request(impl, match, _plan(case).tail, named))
         if "errored" in answer.reply or "skipped" in answer.reply:
             _check("batch", answer.reply)
         return answer
@@ -473,6 +475,11 @@ class _CaseReading:
         self.asked = 1 + (wanted.requests if wanted is not None else _requests(case))
         self.state: dict[str, Any] | None = None  # the last state reply's whole state
         self.shown: dict[str, Any] | None = None  # the state of the record's last step
+        # the places of the replies written out (not counted as expected), in order, and how
+        # many of them lie before the step being read: the replies of a step that ends at or
+        # before the next one were all as expected
+        self.written = [at for at, reply in enumerate(replies) if reply is not expectation.MET] if wanted is not None else []
+        self.passed = 0
 
     def taken(self, at: int, command: str) -> Any:
         """The reply at ``at`` (MET where it was as expected)."""
@@ -488,23 +495,53 @@ class _CaseReading:
             _check(command, reply)
         return reply
 
-    def step(self, number: int, index: int, action: str | None, at: int) -> StepRecord:
-        """The record's next step from the replies from ``at`` on (legal, apply, state; the
-        deal's: deal, state): the expected step itself where all were as expected and it
-        follows the step before as in the expected record."""
+    def met(self, plan: _Plan) -> Sequence[StepRecord]:
+        """The expected record's steps from the next one on whose replies were all as expected,
+        as many as end before the next reply written out, when the first of them follows the
+        step before as in the expected record: those steps themselves, which ``step`` would
+        read from such replies (none: the next step is read reply by reply)."""
+        first = len(self.steps)
+        if first >= len(self.mine) or not self._follows(self.mine[first]):
+            return ()
+        last = bisect.bisect_right(plan.ends, self._next_written(plan.places[first].start), first, len(self.mine))
+        run = self.mine[first:last]
+        for at, step in enumerate(run):
+            if self.told(step.reply) is not step.reply:  # a reason this implementation does not tell
+                run = run[:at]
+                break
+        if run:
+            self.state = self.shown = run[-1].state
+        return run
+
+    def step(self, place: _Place) -> StepRecord:
+        """The record's next step from its replies (legal, apply, state; the deal's: deal,
+        state): the expected step itself where those that were as expected make it up."""
         mine = self.mine[len(self.steps)] if len(self.steps) < len(self.mine) else None
-        legal: tuple[str, ...] | None = None
-        if index:
+        at, legal = place.start, None
+        if place.step:
             said = self.taken(at, "legal")
             legal = _expected(mine).legal if said is expectation.MET else _legal(said)
             at += 1
-        said = self.taken(at, "deal" if index == 0 else "apply")
+        said = self.taken(at, "apply" if place.step else "deal")
         reply = self.told(_expected(mine).reply if said is expectation.MET else _reply(said))
         shows, changed = self.observed(at + 1, mine)
         if (mine is not None and legal is mine.legal and reply is mine.reply and shows is mine.state
                 and changed == mine.changed):
             return mine
-        return StepRecord(number, index, action, legal, reply, shows, changed)
+        return StepRecord(place.deal, place.step, place.action, legal, reply, shows, changed)
+
+    def _next_written(self, at: int) -> int:
+        """The place of the first reply at or after ``at`` written out (past the last: their count)."""
+        while self.passed < len(self.written) and self.written[self.passed] < at:
+            self.passed += 1
+        return self.written[self.passed] if self.passed < len(self.written) else len(self.replies)
+
+    def _follows(self, mine: StepRecord) -> bool:
+        """Does the expected step ``mine``, its replies as expected, follow the record's last
+        step as ``observed`` reads it: it tells the fields changed since the expected step
+        before, which the record's last step shows, or it tells none?"""
+        before = self.mine[len(self.steps) - 1].state if self.steps else None
+        return (before is not None and self.shown is before) or mine.changed is None
 
     def observed(self, at: int, mine: StepRecord | None) -> tuple[dict[str, Any], frozenset[str] | None]:
         """The state a reply shows, and the fields that changed since the last step's (None: any)."""
@@ -541,20 +578,49 @@ def _requests(case: Transcript) -> int:
     return sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
 
 
-CASE_TEXTS_KEPT = 8192  # cases whose batched requests' text is kept (a corpus holds about a thousand)
-_case_texts: dict[int, tuple[Transcript, str]] = {}
+class _Place(NamedTuple):  # a named tuple: read a few times per step, made once per case
+    """A step of a case as its batch asks it."""
+
+    deal: int  # the deal's number, from 1
+    step: int  # 0: the deal itself
+    action: str | None
+    refused: bool | None  # the transcript expects the action refused (None: the deal, no action)
+    start: int  # the place of its first request in the batch (the match is at 0)
+    end: int  # the place after its last
 
 
-def _tail(case: Transcript) -> str:
-    """The JSON text of the case's requests after its match (``batch.case_tail``), built once
-    per case: fit replays each case against the reference once per variant it tries."""
-    kept = _case_texts.get(id(case))
+@dataclass(frozen=True)
+class _Plan:
+    """What a case's batch asks: the JSON text of its requests after the match
+    (``batch.case_tail``), and the place of each step's requests."""
+
+    tail: str
+    places: tuple[_Place, ...]
+    ends: tuple[int, ...]  # each place's end, in order
+
+
+CASE_TEXTS_KEPT = 8192  # cases whose plan is kept (a corpus holds about a thousand)
+_plans: dict[int, tuple[Transcript, _Plan]] = {}
+
+
+def _plan(case: Transcript) -> _Plan:
+    """The plan of a case's batch, made once per case: fit replays each case against the
+    reference once per variant it tries."""
+    kept = _plans.get(id(case))
     if kept is not None and kept[0] is case:
         return kept[1]
-    text = batch.case_tail(case.deals)
-    if len(_case_texts) < CASE_TEXTS_KEPT:
-        _case_texts[id(case)] = (case, text)  # held: its id is not reused
-    return text
+    places: list[_Place] = []
+    at = 1  # after the match
+    for number, deal in enumerate(case.deals, start=1):
+        places.append(_Place(number, 0, None, None, at, at + 2))  # deal, state
+        at += 2
+        for index, scripted in enumerate(deal["steps"], start=1):
+            places.append(_Place(number, index, scripted["action"], "refused" in scripted, at, at + 3))  # legal, apply, state
+            at += 3
+    plan = _Plan(batch.case_tail(case.deals), tuple(places), tuple(place.end for place in places))
+    if len(_plans) < CASE_TEXTS_KEPT:
+        _plans[id(case)] = (case, plan)  # held: its id is not reused
+    return plan
 
 
 class Skipped(Exception):
