@@ -159,11 +159,9 @@ class Readings:
     def _add_marriage_line(self, before: dict[str, Any], legal: Sequence[str]) -> None:
         """A lead by a holder of a king and queen of one suit, as a trick a declaration was
         offered on or not (the first trick left out: ``marriages.first_trick`` decides it)."""
-        hands, seat = before.get("hands"), before.get("to_act")
-        if before.get("phase") != "play" or before.get("trick") or not isinstance(hands, list) \
-                or not isinstance(seat, int) or not 0 <= seat < len(hands) or not isinstance(hands[seat], list):
+        held = _hand_to_act(before)
+        if before.get("phase") != "play" or before.get("trick") or held is None:
             return
-        held = {str(c) for c in hands[seat]}
         trick = TRICKS + 1 - len(held)
         if trick > 1 and any({"K" + suit, "Q" + suit} <= held for suit in "SCDH"):
             offered = any(str(action).endswith(" marriage") for action in legal)
@@ -171,11 +169,9 @@ class Readings:
 
     def _add_condition(self, d: observe.Difference) -> None:
         """The marriage condition a holder's highest offered amount shows (``conditions``)."""
-        before = d.before if isinstance(d.before, dict) else {}
-        hands, seat = before.get("hands"), before.get("to_act")
-        if not self.worths or not isinstance(hands, list) or not isinstance(seat, int) or not 0 <= seat < len(hands):
+        held = _hand_to_act(d.before if isinstance(d.before, dict) else {})
+        if not self.worths or held is None:
             return
-        held = {str(c) for c in hands[seat]} if isinstance(hands[seat], list) else set()
         worth = sum(points for suit, points in self.worths.items() if {"K" + suit, "Q" + suit} <= held)
         if not worth:
             return
@@ -337,6 +333,14 @@ def readings(records: Iterable[observe.CaseRecord]) -> Readings:
     for record in records:
         found.add_record(record)
     return found
+
+
+def _hand_to_act(state: dict[str, Any]) -> set[str] | None:
+    """The card codes in the hand of the player to act in a state, if the state shows them."""
+    hands, seat = state.get("hands"), state.get("to_act")
+    if not isinstance(hands, list) or not isinstance(seat, int) or not 0 <= seat < len(hands) or not isinstance(hands[seat], list):
+        return None
+    return {str(c) for c in hands[seat]}
 
 
 def _offered(legal: Sequence[Any], word: str) -> list[int]:
