@@ -574,8 +574,10 @@ def _expected(mine: StepRecord | None) -> StepRecord:
 
 
 def _requests(case: Transcript) -> int:
-    """The requests of a case after its match: per deal deal and state, per step legal, apply, state."""
-    return sum(2 + 3 * len(deal["steps"]) for deal in case.deals)
+    """The requests of a case after its match: per deal deal and state, per step legal, apply,
+    state (the places ``_plan`` lays out; the match is at 0)."""
+    ends = _plan(case).ends
+    return ends[-1] - 1 if ends else 0
 
 
 class _Place(NamedTuple):  # a named tuple: read a few times per step, made once per case
