@@ -13,7 +13,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import jsonschema
 import pytest
@@ -299,11 +299,13 @@ def test_the_stop_rule_reads_its_amounts_afresh_from_the_rules_it_checks() -> No
     assert 575 not in candidates.values("auction.max_bid", 560, stale)
 
 
-def _lead(step: int, hand: list[str], legal: tuple[str, ...]) -> tuple[observe.StepRecord, observe.StepRecord]:
-    """The state before a lead (``to_act`` 0 holding ``hand``, no card on the table), then the lead."""
+def _lead(step: int, hand: list[str], legal: tuple[str, ...],
+          events: tuple[dict[str, Any], ...] = ()) -> tuple[observe.StepRecord, observe.StepRecord]:
+    """The state before a lead (``to_act`` 0 holding ``hand``, no card on the table), then the
+    lead of ``legal[0]`` with the events of its reply."""
     before = observe.StepRecord(1, step - 1, "play 9S", None, observe.Reply(True),
                                 {"phase": "play", "trick": [], "to_act": 0, "hands": [hand, [], []]})
-    return before, observe.StepRecord(1, step, legal[0], legal, observe.Reply(True), {"phase": "play"})
+    return before, observe.StepRecord(1, step, legal[0], legal, observe.Reply(True, events), {"phase": "play"})
 
 
 def test_the_last_trick_of_a_declaration_is_read_from_the_leads_of_a_marriage_holder() -> None:
@@ -319,6 +321,23 @@ def test_the_last_trick_of_a_declaration_is_read_from_the_leads_of_a_marriage_ho
     read.add_record(observe.CaseRecord("c", steps))
     assert read.lines("marriages.last_trick") == [3]
     assert candidates.values("marriages.last_trick", None, read)[0] == 3
+
+
+def test_the_last_trick_of_an_automatic_declaration_is_read_from_the_kings_and_queens_led() -> None:
+    """Where leading the king or queen declares by itself, no declaration is ever offered. The
+    holder of both hearts leads the king on trick 2 (seven cards: 8 + 1 - 7 = 2) and the queen
+    on trick 3 (six cards) and each declares; on trick 4 (five cards) the queen is led and
+    declares nothing: the line is 3. Leads of another card (the nine of spades on trick 5,
+    four cards) declare nothing either way and say nothing of the line."""
+    read = candidates.Readings()
+    hearts, plain = ["KH", "QH"], ("play 9S", "play KH", "play QH")
+    declared = ({"type": "marriage_declared", "player": 0, "suit": "H", "points": 100},)
+    steps = (*_lead(3, hearts + ["9S", "9C", "JD", "AD", "10D"], ("play KH", "play 9S", "play QH"), declared),
+             *_lead(5, ["QH", "KH", "9S", "9C", "JD", "AD"], ("play QH", "play 9S", "play KH"), declared),
+             *_lead(7, hearts + ["9S", "9C", "JD"], ("play QH", "play 9S", "play KH")),
+             *_lead(9, hearts + ["9S", "9C"], plain))
+    read.add_record(observe.CaseRecord("c", steps))
+    assert read.lines("marriages.last_trick") == [3]
 
 
 def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:

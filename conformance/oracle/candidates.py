@@ -97,6 +97,11 @@ class Readings:
     # ``MARRIAGE_LINE``: the tricks a marriage holder leading was offered a declaration on, and not
     declared_on: set[int] = field(default_factory=set)
     undeclared_on: set[int] = field(default_factory=set)
+    # leads of a holder offered no declaration, who led another card: they show the line only
+    # where the implementation offers declarations at all (``offered``), not where leading the
+    # king or queen declares by itself
+    unoffered_on: set[int] = field(default_factory=set)
+    offered: bool = False
     # the marriage condition under a marriage ceiling, by the highest amount a marriage holder
     # was offered less what the marriages held are worth under the rules read against: a
     # condition of 165 shows nowhere on a grid of 25 (150 and 175 are offered or not either
@@ -113,7 +118,7 @@ class Readings:
             self._add_talon_line(step.reply.events)
             if step.legal:
                 self._add_legal(step.legal)
-                self._add_marriage_line(before, step.legal)
+            self._add_marriage_line(before, step)
             before = step.state if isinstance(step.state, dict) else {}
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
                 amount = _amount(step.action)
@@ -156,16 +161,26 @@ class Readings:
         else:
             self.passed[TALON_LINE] = max(self.passed.get(TALON_LINE, bid), bid)
 
-    def _add_marriage_line(self, before: dict[str, Any], legal: Sequence[str]) -> None:
+    def _add_marriage_line(self, before: dict[str, Any], step: observe.StepRecord) -> None:
         """A lead by a holder of a king and queen of one suit, as a trick a declaration was
-        offered on or not (the first trick left out: ``marriages.first_trick`` decides it)."""
+        offered or made on, or not (the first trick left out: ``marriages.first_trick`` decides
+        it). Where declarations are automatic none is ever offered: a lead of a king or queen
+        of the pair shows the line by whether it declared."""
         held = _hand_to_act(before)
-        if before.get("phase") != "play" or before.get("trick") or held is None:
+        if before.get("phase") != "play" or before.get("trick") or held is None or not step.legal:
             return
         trick = TRICKS + 1 - len(held)
-        if trick > 1 and any({"K" + suit, "Q" + suit} <= held for suit in "SCDH"):
-            offered = any(str(action).endswith(" marriage") for action in legal)
-            (self.declared_on if offered else self.undeclared_on).add(trick)
+        pairs = [suit for suit in "SCDH" if {"K" + suit, "Q" + suit} <= held]
+        if trick == 1 or not pairs:
+            return
+        if any(str(action).endswith(" marriage") for action in step.legal):
+            self.offered = True
+            self.declared_on.add(trick)
+        elif step.action in [f"play {rank}{suit}" for suit in pairs for rank in "KQ"]:
+            declared = any(isinstance(e, dict) and e.get("type") == "marriage_declared" for e in step.reply.events)
+            (self.declared_on if declared else self.undeclared_on).add(trick)
+        else:
+            self.unoffered_on.add(trick)
 
     def _add_condition(self, d: observe.Difference) -> None:
         """The marriage condition a holder's highest offered amount shows (``conditions``)."""
@@ -187,7 +202,8 @@ class Readings:
         with none offered (one before it is refused by another rule: a defender's lead)."""
         if knob == MARRIAGE_LINE:
             latest = max(self.declared_on, default=1)
-            after = [trick for trick in self.undeclared_on if trick > latest]
+            undeclared = self.undeclared_on | (self.unoffered_on if self.offered else set())
+            after = [trick for trick in undeclared if trick > latest]
             return sorted({*([min(after) - 1] if after else []), *([latest] if self.declared_on else [])})
         found = [min(self.reached[knob])] if self.reached.get(knob) else []
         if knob in self.passed and self.passed[knob] + CONTRACT_STEP not in found:
