@@ -116,6 +116,24 @@ rules:
 """
 
 
+# Polish with no marriage ceiling, bids before the talon capped at 350 and contracts at 380:
+# a maximum of 350 plays like it in the auction (a stand-in), and only the maximum moved to 380
+# with the 350 moved to the bids before the talon reproduces the contracts.
+PRE_TALON = """\
+profile: {name}
+title: Polish with bids before the talon capped
+status: draft
+summary: Polish with no marriage ceiling, bids before the talon capped at 350 and contracts at 380.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table has no marriage ceiling."}}
+    pre_talon_max: {{value: 350, ruling: "The test table caps bids before the talon at 350."}}
+    max_bid: {{value: 380, ruling: "The test table caps contracts at 380."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -372,6 +390,19 @@ def test_marriage_values_are_built_from_the_events() -> None:
 
 
 # --- the search on doubles -----------------------------------------------------------------
+
+def test_a_stand_in_maximum_moves_to_the_bids_before_the_talon(tmp_path: Path) -> None:
+    """Marriage holders bid up to 350 and take contracts up to 380. A maximum of 350 plays
+    like the cap on bids before the talon in every auction; raising it to 380 alone lets
+    holders bid 380 (it breaks auctions that matched), and a cap of 350 on the bids before
+    the talon alone changes nothing while the maximum is 350. Only the maximum raised with its
+    350 moved to the bids before the talon reproduces both."""
+    path = _house(tmp_path, PRE_TALON, "pre-talon")
+    result, _ = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.max_bid") == 380
+    assert _value(result.rules, "auction.pre_talon_max") == 350
+
 
 def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Path) -> None:
     path = _house(tmp_path, CAPPED, "capped")

@@ -560,7 +560,7 @@ class Fitter:
                                 and knob in self.live(moved_rules)):
                             deciding.append(knob)
             for knob in deciding:
-                for value in self._completing_values(knob, moved_rules):
+                for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob)]:
                     whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
                         self.progress(f"  completing {' '.join(c.text() for c in whole)}")
@@ -705,6 +705,17 @@ class Fitter:
             if not depth:  # and every switch turned alone: no ceiling does little until the maximum moves too
                 frontier += [c for _s, c in found if c not in frontier and isinstance(c[-1].value, (str, bool))]
         return scored + self._refined(rules, knobs, sample, scored, seen)
+
+    def _moved_from(self, rules: Rules, changes: tuple[Change, ...], knob: str) -> list[Any]:
+        """For an amount knob, the amounts ``changes`` move other amount knobs away from (a
+        completing value): a value taken earlier can stand in for this knob's (a maximum of 350
+        for bids before the talon capped at 350), and moving it (to the 380 contracts reach)
+        needs it here beside."""
+        if knob not in candidates.AMOUNT_KNOBS:
+            return []
+        section, _, name = knob.partition(".")
+        moved = [rules[c.knob.partition(".")[0]][c.knob.partition(".")[2]] for c in changes if c.knob in candidates.AMOUNT_KNOBS]
+        return [v for v in dict.fromkeys(moved) if _numeric(v) and v != rules[section][name]]
 
     def _refined(self, rules: Rules, knobs: list[str], sample: list[str], scored: list[tuple[Score, tuple[Change, ...]]],
                  seen: set[str]) -> list[tuple[Score, tuple[Change, ...]]]:
