@@ -372,6 +372,21 @@ def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
     assert {305, 310} <= set(candidates.values("auction.max_bid", 400, read))
 
 
+def test_a_maximum_is_read_from_the_highest_bid_any_hand_was_offered() -> None:
+    """Under a maximum of 410 the reference stops every hand at 410. Seven hands are offered
+    bids up to 420 or 430 (their marriages reach no further), one up to 490: the maximum is 490
+    or more, and 490 is tried, though the edges of the many (110, 420, 430) outnumber it."""
+    read = candidates.Readings()
+
+    def bids(top: int) -> list[str]:
+        return [f"bid {n}" for n in range(110, top + 10, 10)] + ["pass"]
+
+    for top in (430, 430, 430, 430, 420, 420, 420, 490):
+        read.add_difference(observe.Difference("c", 1, 2, "bid 110", "legal", "auction", "", bids(410), bids(top),
+                                               {"phase": "auction"}))
+    assert 490 in candidates.values("auction.max_bid", 410, read)
+
+
 def test_a_count_tries_the_counts_next_to_the_bundled_ones() -> None:
     """A penalty from the fifth give-up shows only as a score that changes at the fifth, among
     many other numbers; a bundled profile charges it from the third, so the counts next to

@@ -109,6 +109,10 @@ class Readings:
     conditions: collections.Counter[int] = field(default_factory=collections.Counter)
     # by amount knob deciding a differing legal set: ``above_all`` (tried first)
     above: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by amount knob deciding a differing legal set: ``raised_to``. A maximum of 570 shows only
+    # as the highest bids of the few hands whose marriages reach past 410, among the many
+    # amounts of the other hands' edges
+    raised: dict[str, collections.Counter[int]] = field(default_factory=dict)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
@@ -226,6 +230,7 @@ class Readings:
                 if knob in AMOUNT_KNOBS:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
                     self.above.setdefault(knob, collections.Counter()).update(above)
+                    self.raised.setdefault(knob, collections.Counter()).update(raised_to(d.expected, d.actual))
                 elif knob not in STEP_KNOBS:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
@@ -271,6 +276,8 @@ class Readings:
         ranked = [n for n, _count in self.conditions.most_common(EDGES)] if knob == "auction.marriage_needed_above" else []
         ranked += self.lines(knob) if knob == TALON_LINE else []
         ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(EDGES) if n not in ranked]
+        raised = self.raised.get(knob)
+        ranked += [n for n in ([max(raised)] if raised else []) if n not in ranked]
         ranked += [n for n, _count in found.most_common(READINGS) if n not in ranked]
         for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
                       self.refused.get(knob, collections.Counter())):
@@ -295,7 +302,7 @@ class Readings:
         self.gaps.clear()
         self.conditions.clear()
         if everything:
-            for by_knob in (self.edges, self.above, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
+            for by_knob in (self.edges, self.above, self.raised, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
                 by_knob.clear()
             self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
@@ -330,6 +337,17 @@ def above_all(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Cou
         theirs, mine = (_offered(legal, word) for legal in (expected, actual))
         if theirs and not mine:
             read[max(theirs) + CONTRACT_STEP] += 1
+    return read
+
+
+def raised_to(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+    """Per bid or contract word the implementation offered more of than the reference's
+    highest, its own highest: a maximum lies at or above it."""
+    read: collections.Counter[int] = collections.Counter()
+    for word in AMOUNT_WORDS:
+        theirs, mine = (_offered(legal, word) for legal in (expected, actual))
+        if theirs and mine and max(mine) > max(theirs):
+            read[max(mine)] += 1
     return read
 
 
