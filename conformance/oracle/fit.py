@@ -550,14 +550,14 @@ class Fitter:
             # a knob the change only puts back may take a completing value instead: the search
             # from a stand-in put back finds what the other knob must be, not what it needs beside it
             moved = {c.knob for c in cand if not self._at_profile_value(c)}
+            live = self.live(moved_rules)
             deciding: list[str] = []
             for case_id in worse[:SAMPLE]:
                 for d, knobs in seen[case_id].deciding:
                     if evidence.key_of(d) in now[case_id].missed:
                         continue  # it differed before: the change did not make it differ
                     for knob in knobs:
-                        if (knob in self.knobs and knob not in moved and knob not in deciding
-                                and knob in self.live(moved_rules)):
+                        if knob in self.knobs and knob not in moved and knob not in deciding and knob in live:
                             deciding.append(knob)
             for knob in deciding:
                 for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob)]:
@@ -661,9 +661,9 @@ class Fitter:
             found: list[tuple[Score, tuple[Change, ...]]] = []
             for changes in frontier:
                 moved = set_knob(rules, changes)
-                done = {c.knob for c in changes}
+                done, live = {c.knob for c in changes}, self.live(moved)
                 for knob in knobs:
-                    if knob in done or knob not in self.live(moved):
+                    if knob in done or knob not in live:
                         continue
                     values = self._values(knob, moved)
                     if depth and knob in alone:
