@@ -420,6 +420,30 @@ def test_a_stand_in_maximum_moves_to_the_bids_before_the_talon(tmp_path: Path) -
     assert _value(result.rules, "auction.pre_talon_max") == 350
 
 
+def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:
+    """A later pass that reaches the same rules finds the same nothing: the search is asked
+    once for them, and again once the rules differ."""
+    cases = fit.cases_for({"classic"}, [], ["classic/auction/*"])
+    fitter = fit.Fitter("classic", cases, REFERENCE_COMMAND)
+    asked: list[str] = []
+
+    def searching(rules: fit.Rules, group: fit.Group, ids: list[str]) -> None:
+        asked.append(json.dumps(rules, sort_keys=True))
+
+    fitter._searching = searching  # type: ignore[method-assign]
+    try:
+        rules = variants.thaw(variants.resolve("classic").rules)
+        group = fit.Group(("auction.max_bid",), 3, ("classic/auction/a",))
+        ids = [case.id for case in cases]
+        assert fitter._searched(rules, group, ids) is None
+        assert fitter._searched(variants.thaw(variants.resolve("classic").rules), group, ids) is None
+        assert len(asked) == 1
+        assert fitter._searched(fit.set_knob(rules, [fit.Change("auction.max_bid", 300)]), group, ids) is None
+        assert len(asked) == 2
+    finally:
+        fitter.close()
+
+
 def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Path) -> None:
     path = _house(tmp_path, CAPPED, "capped")
     result, _ = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)], "classic/auction/*")

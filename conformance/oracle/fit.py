@@ -220,6 +220,10 @@ class Fitter:
         self.timing: dict[str, float] = {}
         self.replays: dict[str, int] = {}  # phase -> reference replays it asked for
         self._live: dict[str, frozenset[str]] = {}
+        # (rules key, group) searched with nothing found: a later pass that reaches the same
+        # rules finds the same nothing, and a wide group's search can cost the whole corpus
+        # fifty times over
+        self._fruitless: set[tuple[str, Group]] = set()
         self.knobs = frozenset(f"{s}.{k}" for s, knobs in rule_sections().items() for k in knobs)
 
     def close(self) -> None:
@@ -409,6 +413,15 @@ class Fitter:
     def _searched(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
         """The group's best joint change over every case, by the joint search, then with a
         stand-in undone, completed, or searched again from a stand-in put back; None if none passes."""
+        if (_rules_key(rules), group) in self._fruitless:
+            return None
+        best = self._searching(rules, group, ids)
+        if best is None:
+            self._fruitless.add((_rules_key(rules), group))
+        return best
+
+    def _searching(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
+        """``_searched``'s search itself."""
         proposed = self._joint(rules, group)
         best = self._best_over_all(rules, proposed, ids)
         if best is None:
