@@ -413,11 +413,12 @@ class Fitter:
     def _searched(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
         """The group's best joint change over every case, by the joint search, then with a
         stand-in undone, completed, or searched again from a stand-in put back; None if none passes."""
-        if (_rules_key(rules), group) in self._fruitless:
+        searched = _rules_key(rules), group
+        if searched in self._fruitless:
             return None
         best = self._searching(rules, group, ids)
         if best is None:
-            self._fruitless.add((_rules_key(rules), group))
+            self._fruitless.add(searched)
         return best
 
     def _searching(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
@@ -726,9 +727,8 @@ class Fitter:
         needs it here beside."""
         if knob not in candidates.AMOUNT_KNOBS:
             return []
-        section, _, name = knob.partition(".")
-        moved = [rules[c.knob.partition(".")[0]][c.knob.partition(".")[2]] for c in changes if c.knob in candidates.AMOUNT_KNOBS]
-        return [v for v in dict.fromkeys(moved) if _numeric(v) and v != rules[section][name]]
+        moved = [_value_in(rules, c.knob) for c in changes if c.knob in candidates.AMOUNT_KNOBS]
+        return [v for v in dict.fromkeys(moved) if _numeric(v) and v != _value_in(rules, knob)]
 
     def _refined(self, rules: Rules, knobs: list[str], sample: list[str], scored: list[tuple[Score, tuple[Change, ...]]],
                  seen: set[str]) -> list[tuple[Score, tuple[Change, ...]]]:
