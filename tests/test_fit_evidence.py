@@ -134,6 +134,24 @@ rules:
 """
 
 
+# Polish tournament rules with the barrel played, arrivals uncapped and a jump over it winning:
+# the barrel switched on alone caps an arrival's 900 at 880; with its arrivals uncapped too it
+# breaks the wins of a player jumping from below the barrel to 1000 or more, until the jump wins.
+BARREL = """\
+profile: {name}
+title: Polish tournament with an uncapped barrel
+status: draft
+summary: Polish tournament rules with the barrel on, arrivals uncapped and a jump over it winning.
+extends: polish-tournament
+sources: {{}}
+rules:
+  barrel:
+    enabled: {{value: true, ruling: "The test table plays the barrel."}}
+    arrival_cap: {{value: uncapped, ruling: "The test table keeps an arrival's score."}}
+    jump_over_wins: {{value: true, ruling: "The test table lets a jump over the barrel win."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -442,6 +460,19 @@ def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -
         assert len(asked) == 2
     finally:
         fitter.close()
+
+
+def test_a_switch_and_the_switches_it_needs_are_found_in_a_wide_group(tmp_path: Path) -> None:
+    """The barrel's observations are decided by some sixty knobs, and switched on it brings a
+    dozen numbers of ten values each: its arrival cap, a switch, is tried beside it before
+    they are. The two set the barrel's cases right and break the wins by a jump over the
+    barrel, which the jump's own switch then completes: no residual is left that a knob
+    explains."""
+    path = _house(tmp_path, BARREL, "barrel")
+    result, _ = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert fit.changed_knobs(variants.resolve("polish-tournament"), result.rules) == [
+        "barrel.enabled", "barrel.jump_over_wins", "barrel.arrival_cap"]
 
 
 def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Path) -> None:

@@ -432,7 +432,9 @@ class Fitter:
             undone += [p for p in proposed if self._puts_back(rules, p)]
             if best is None:
                 shown = self._shown_at_edges(rules, group, ids)
-                best = self._best_over_all(rules, self._completed(rules, [*undone, *shown], group, ids), ids)
+                # and the proposed changes themselves: a barrel switched on with its arrivals
+                # uncapped sets the sample right and breaks wins reached by a jump over it
+                best = self._best_over_all(rules, self._completed(rules, [*undone, *shown, *proposed], group, ids), ids)
             if best is None:
                 restarted = self._restarted(rules, group)
                 best = self._best_over_all(rules, restarted, ids)
@@ -676,7 +678,10 @@ class Fitter:
             for changes in frontier:
                 moved = set_knob(rules, changes)
                 done, live = {c.knob for c in changes}, self.live(moved)
-                for knob in knobs:
+                # the numbers ``changes`` switch on last: a barrel switched on brings a dozen
+                # numbers of ten values each, and its arrival cap, a switch of three, would
+                # come after the budget is spent
+                for knob in sorted(knobs, key=lambda k: depth > 0 and k not in alone and "integer" in candidates.kinds(k)):
                     if knob in done or knob not in live:
                         continue
                     values = self._values(knob, moved)
