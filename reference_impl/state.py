@@ -117,10 +117,13 @@ class MatchState:
 
     def _load_match(self, match: Mapping[str, Any]) -> None:
         """Initial match state from the protocol/transcript form (defaults: all zero)."""
-        if not isinstance(match, Mapping):
+        if type(match) is not dict and not isinstance(match, Mapping):  # a dict told without typing's slow check
             raise EngineError(f"match state: expected a mapping, got {match!r}")
+        # What a runner sends (all zero, or a case's match) passes without a Fraction built or a
+        # message written before it is needed: half of the reference's set-up of a match else.
         if "scores" in match:
-            self.scores = [to_fraction(v, f"match.scores[{i}]") for i, v in enumerate(_three(match["scores"], "match.scores"))]
+            self.scores = [v if type(v) is int else to_fraction(v, f"match.scores[{i}]")  # to_fraction(n) is n
+                           for i, v in enumerate(_three(match["scores"], "match.scores"))]
         for field in ("bolts", "give_ups"):
             if field in match:
                 values = _three(match[field], f"match.{field}")
@@ -128,7 +131,7 @@ class MatchState:
                     raise EngineError(f"match.{field}: expected three non-negative integers, got {values!r}")
                 setattr(self, field, list(values))
         if "barrel" in match:
-            self.barrel = [_barrel_seat(v, f"match.barrel[{i}]") for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
+            self.barrel = [_barrel_seat(v, i) for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
         if match.get("winner") is not None:
             self.winner = int(match["winner"])
 
@@ -1038,14 +1041,15 @@ def _three(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _barrel_seat(value: Any, where: str) -> BarrelSeat:
-    if not isinstance(value, Mapping):
-        raise EngineError(f"{where}: expected {{on, attempts, failed_visits}}, got {value!r}")
+def _barrel_seat(value: Any, seat: int) -> BarrelSeat:
+    if type(value) is not dict and not isinstance(value, Mapping):  # a dict told without typing's slow check
+        raise EngineError(f"match.barrel[{seat}]: expected {{on, attempts, failed_visits}}, got {value!r}")
     on = value.get("on", False)
     attempts = value.get("attempts", 0)
     failed = value.get("failed_visits", 0)
     if not isinstance(on, bool) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (attempts, failed)):
-        raise EngineError(f"{where}: expected on true/false and non-negative integer attempts and failed_visits, got {value!r}")
+        raise EngineError(f"match.barrel[{seat}]: expected on true/false and non-negative integer attempts and "
+                          f"failed_visits, got {value!r}")
     return BarrelSeat(on, attempts, failed)
 
 
