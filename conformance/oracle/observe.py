@@ -459,7 +459,7 @@ class Observer:
         source = self._source(answer, wanted)
         if flight.replay.known and source in flight.replay.known:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
-        reading = _CaseReading(case, answer.reply.get("replies"), wanted, self.told, steps)
+        reading = _CaseReading(case, answer.reply.get("replies"), wanted, None if self.reasons else self.told, steps)
         reading.taken(0, "match")
         plan = _plan(case)
         while len(steps) < len(plan.places):
@@ -581,14 +581,15 @@ class _CaseReading:
     expected (MET) the expected record's value is taken, its very step where a whole step was."""
 
     def __init__(self, case: Transcript, replies: Any, wanted: expectation.Expectation | None,
-                 told: Callable[[Reply], Reply], steps: list[StepRecord]) -> None:
+                 told: Callable[[Reply], Reply] | None, steps: list[StepRecord]) -> None:
         if not isinstance(replies, list):
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
         if wanted is not None:
             replies = expectation.expanded(replies, wanted, 1)
         elif not set(map(type, replies)) <= {dict}:
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
-        self.case, self.replies, self.told, self.steps = case, replies, told, steps
+        self.case, self.replies, self.steps = case, replies, steps
+        self.told = told  # None: every reply is told whole (the reasons of refusals too)
         self.mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
         # the requests sent, the match's included: all the case's, or as far as the expectation goes
         self.asked = 1 + (wanted.requests if wanted is not None else _requests(case))
@@ -624,12 +625,18 @@ class _CaseReading:
             return ()
         last = bisect.bisect_right(plan.ends, self._next_written(plan.places[first].start), first, len(self.mine))
         run = self.mine[first:last]
-        for at, step in enumerate(run):
-            if self.told(step.reply) is not step.reply:  # a reason this implementation does not tell
-                run = run[:at]
-                break
+        if self.told is not None:
+            run = self._told(run, self.told)
         if run:
             self.state = self.shown = run[-1].state
+        return run
+
+    @staticmethod
+    def _told(run: tuple[StepRecord, ...], told: Callable[[Reply], Reply]) -> tuple[StepRecord, ...]:
+        """The steps of ``run`` up to the first with a reason this implementation does not tell."""
+        for at, step in enumerate(run):
+            if told(step.reply) is not step.reply:
+                return run[:at]
         return run
 
     def step(self, place: _Place) -> StepRecord:
@@ -642,7 +649,9 @@ class _CaseReading:
             legal = _expected(mine).legal if said is expectation.MET else _legal(said)
             at += 1
         said = self.taken(at, "apply" if place.step else "deal")
-        reply = self.told(_expected(mine).reply if said is expectation.MET else _reply(said))
+        reply = _expected(mine).reply if said is expectation.MET else _reply(said)
+        if self.told is not None:
+            reply = self.told(reply)
         shows, changed = self.observed(at + 1, mine)
         if (mine is not None and legal is mine.legal and reply is mine.reply and shows is mine.state
                 and changed == mine.changed):
