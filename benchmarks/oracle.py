@@ -15,7 +15,9 @@ figure is taken for both trees one after the other, so that both see the same lo
 2. replay, per case, against the engine's own time for the same cases in process (the
    deal, then ``legal_actions`` and ``apply`` per step): wall time, the runner's CPU and the
    reference server's CPU of one reference process observing each case whole (the batch
-   extension), the best of three rounds after a warm one. Twice: the plain replay, every
+   extension), the best of three rounds after a warm one; by ``Pool.replay`` where the tree
+   has it (as ``thousand fit`` replays, a few cases written ahead of the replies read), else
+   one ``observe`` after the other. Twice: the plain replay, every
    reply read into a record (the first ``--cases`` corpus cases, each under its own
    profile); and the replay as ``thousand fit`` makes it (up to ``--cases`` cases of
    classic), with the expectation of a realistic implementation's record, the reference
@@ -100,9 +102,13 @@ def engine_time(cases):
                     pass
     return (time.process_time() - began) / len(cases)
 def replay_time(cases, expected):
-    observer = observe.Pool(REFERENCE_COMMAND, 1, batch=True).observers[0]
+    pool = observe.Pool(REFERENCE_COMMAND, 1, batch=True)
+    observer = pool.observers[0]
     expects = "expected" in inspect.signature(observer.observe).parameters
     def once():
+        if hasattr(pool, "replay"):  # the path fit takes: cases written ahead of the replies read
+            return pool.replay(cases, lambda item: observe.Replay(item[0], item[1], documents[item[1]], (),
+                                                                  expected[item[0].id] if expected else None))
         return [observer.observe(case, profile, documents[profile], (), expected[case.id]) if expects and expected
                 else observer.observe(case, profile, documents[profile]) for case, profile in cases]
     once()  # started, warm, every document and expectation held

@@ -87,6 +87,8 @@ def _excerpt(value: Any) -> str:
 
 
 def _bounded_int(text: str) -> int:
+    if len(text) <= MAX_DIGITS:  # every integer of a request the runner writes, told without a copy
+        return int(text)
     if len(text.lstrip("-")) > MAX_DIGITS:
         raise _NumberTooLong(text)
     return int(text)
@@ -130,6 +132,9 @@ class Server:
     def __init__(self) -> None:
         self.state: MatchState | None = None
         self.stopped = False
+        # the last reply is a whole case's (batch, playout): written at once, not held while
+        # more requests are at hand (``serve``)
+        self.whole_case = False
         self.documents: collections.OrderedDict[str, Rules] = collections.OrderedDict()
         self.expectations: collections.OrderedDict[str, expected.Expectation] = collections.OrderedDict()
         self.handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
@@ -244,6 +249,7 @@ class Server:
         out). With ``states: "changes"`` a ``state`` reply after the first holds only the fields
         whose value differs from the previous state reply of the batch, as ``{"changes": {...}}``.
         A reply exactly as the expectation expects it is counted instead (``_Replies.met``)."""
+        self.whole_case = True
         requests = request.get("requests")
         if not isinstance(requests, list):
             raise ProtocolError(f"batch: expected 'requests', a list of requests, got {_excerpt(requests)}")
@@ -346,6 +352,7 @@ class Server:
         or ``max_actions`` were chosen; the replies of the requests that amounts to (``deal``,
         ``state``, ``legal``, then ``apply``, ``state``, ``legal`` per action) as ``batch``
         gives them, and the actions chosen."""
+        self.whole_case = True
         state = self._match()
         deal, seed, styles = request.get("deal"), request.get("seed"), request.get("styles")
         favoured, most = request.get("favoured", []), request.get("max_actions")
@@ -540,8 +547,11 @@ def serve(stdin: BinaryIO | TextIO, stdout: TextIO, server: Server | None = None
 
     Replies are held while further request lines are already at hand and written together
     (one write, whatever buffering stdout has: PYTHONUNBUFFERED makes it write every call)
-    before the server waits for input, or once they pass PENDING_LIMIT. ``server``: the one
-    answering (a fresh ``Server`` by default; a test double may pass a subclass)."""
+    before the server waits for input, or once they pass PENDING_LIMIT. A whole case's reply
+    (``batch``, ``playout``) is written at once: a client that wrote the next cases ahead
+    reads it while the server plays them, and a later case that hangs or kills the server
+    cannot keep it back. ``server``: the one answering (a fresh ``Server`` by default; a
+    test double may pass a subclass)."""
     server = server or Server()
     pending: list[str] = []
     size = 0
@@ -569,7 +579,8 @@ def serve(stdin: BinaryIO | TextIO, stdout: TextIO, server: Server | None = None
         size += len(text) + 1
         if server.stopped:
             break
-        if size >= PENDING_LIMIT:
+        if size >= PENDING_LIMIT or server.whole_case:
+            server.whole_case = False
             flush()
     flush()
 

@@ -117,10 +117,13 @@ class MatchState:
 
     def _load_match(self, match: Mapping[str, Any]) -> None:
         """Initial match state from the protocol/transcript form (defaults: all zero)."""
-        if not isinstance(match, Mapping):
+        if type(match) is not dict and not isinstance(match, Mapping):  # a dict told without typing's slow check
             raise EngineError(f"match state: expected a mapping, got {match!r}")
+        # What a runner sends (all zero, or a case's match) passes without a Fraction built or a
+        # message written before it is needed: half of the reference's set-up of a match else.
         if "scores" in match:
-            self.scores = [to_fraction(v, f"match.scores[{i}]") for i, v in enumerate(_three(match["scores"], "match.scores"))]
+            self.scores = [v if type(v) is int else to_fraction(v, f"match.scores[{i}]")  # to_fraction(n) is n
+                           for i, v in enumerate(_three(match["scores"], "match.scores"))]
         for field in ("bolts", "give_ups"):
             if field in match:
                 values = _three(match[field], f"match.{field}")
@@ -128,7 +131,7 @@ class MatchState:
                     raise EngineError(f"match.{field}: expected three non-negative integers, got {values!r}")
                 setattr(self, field, list(values))
         if "barrel" in match:
-            self.barrel = [_barrel_seat(v, f"match.barrel[{i}]") for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
+            self.barrel = [_barrel_seat(v, i) for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
         if match.get("winner") is not None:
             self.winner = int(match["winner"])
 
@@ -308,15 +311,21 @@ class MatchState:
 
     def snapshot(self) -> Snapshot:
         """The observable state as the engine holds it, one immutable item per field
-        (``reference_impl.snapshot``): equal snapshots are the same observation."""
+        (``reference_impl.snapshot``): equal snapshots are the same observation. The three
+        seats' marriages, aces and barrel records are taken one by one: a map or a list built
+        over them cost two thirds of a snapshot, which the reference takes at every step."""
+        marriages, aces, barrel = self.marriages, self.aces, self.barrel
+        one, two, three = barrel
         return (
             self.phase, self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
             self.contract, self.talon_shown, self.talon if self.talon_shown else None, self.trump, tuple(self.trick),
             self.trick_number, tuple(self.tricks_won), tuple(self.card_points),
-            (tuple(map(tuple, self.marriages)), tuple(map(bool, self.aces))),  # suits declared, four aces declared
+            ((tuple(marriages[0]), tuple(marriages[1]), tuple(marriages[2])),  # suits declared,
+             (bool(aces[0]), bool(aces[1]), bool(aces[2]))),  # four aces declared
             None if self.deal_result is None else marshal.dumps(self.deal_result, 0),
             tuple(self.scores), tuple(self.bolts), tuple(self.give_ups),
-            tuple([(seat.on, seat.attempts, seat.failed_visits) for seat in self.barrel]), self.winner, tuple(self.hands),
+            ((one.on, one.attempts, one.failed_visits), (two.on, two.attempts, two.failed_visits),
+             (three.on, three.attempts, three.failed_visits)), self.winner, tuple(self.hands),
         )  # fmt: skip
 
     # ------------------------------------------------------------ redeal windows
@@ -1038,14 +1047,15 @@ def _three(value: Any, where: str) -> list[Any]:
     return value
 
 
-def _barrel_seat(value: Any, where: str) -> BarrelSeat:
-    if not isinstance(value, Mapping):
-        raise EngineError(f"{where}: expected {{on, attempts, failed_visits}}, got {value!r}")
+def _barrel_seat(value: Any, seat: int) -> BarrelSeat:
+    if type(value) is not dict and not isinstance(value, Mapping):  # a dict told without typing's slow check
+        raise EngineError(f"match.barrel[{seat}]: expected {{on, attempts, failed_visits}}, got {value!r}")
     on = value.get("on", False)
     attempts = value.get("attempts", 0)
     failed = value.get("failed_visits", 0)
     if not isinstance(on, bool) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (attempts, failed)):
-        raise EngineError(f"{where}: expected on true/false and non-negative integer attempts and failed_visits, got {value!r}")
+        raise EngineError(f"match.barrel[{seat}]: expected on true/false and non-negative integer attempts and "
+                          f"failed_visits, got {value!r}")
     return BarrelSeat(on, attempts, failed)
 
 

@@ -106,3 +106,27 @@ def test_help(capsys: Any) -> None:
         assert exc.code == 0
     assert "protocol v1" in capsys.readouterr().out
 
+
+
+class _Writes(io.StringIO):
+    """An output that keeps what each write wrote."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return super().write(text)
+
+
+def test_serve_writes_a_whole_case_at_once_and_holds_step_replies() -> None:
+    """Requests at hand: step replies go in one write; a batch's reply is written as soon as it
+    is built (a client that wrote the next case ahead reads it while that case is played)."""
+    match = {"cmd": "match", "document": document("classic")}
+    lines = [{"cmd": "start", "seq": 1, "version": 1}, {"cmd": "legal", "seq": 2},
+             {"cmd": "batch", "seq": 3, "requests": [match]}, {"cmd": "batch", "seq": 4, "requests": [match]},
+             {"cmd": "state", "seq": 5}, {"cmd": "legal", "seq": 6}]
+    out = _Writes()
+    serve(io.BufferedReader(io.BytesIO("".join(json.dumps(line) + "\n" for line in lines).encode())), out)
+    assert [[json.loads(reply)["seq"] for reply in text.splitlines()] for text in out.writes] == [[1, 2, 3], [4], [5, 6]]

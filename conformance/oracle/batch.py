@@ -35,6 +35,8 @@ _ENCODER = json.JSONEncoder(separators=(",", ":"))
 # per process: the document keys it holds, in the order of their last use
 _HELD: weakref.WeakKeyDictionary[Implementation, collections.OrderedDict[str, None]] = weakref.WeakKeyDictionary()
 _KEYS: weakref.WeakKeyDictionary[Preencoded, str] = weakref.WeakKeyDictionary()  # a document's key, by its text
+# per process: how many times what it holds was forgotten (``forget``)
+_FORGOTTEN: weakref.WeakKeyDictionary[Implementation, int] = weakref.WeakKeyDictionary()
 
 
 def offered(start_reply: dict[str, Any]) -> bool:
@@ -144,6 +146,13 @@ def forget(impl: Implementation) -> None:
     with their keys again."""
     _HELD.pop(impl, None)
     expectation.forget(impl)
+    _FORGOTTEN[impl] = _FORGOTTEN.get(impl, 0) + 1
+
+
+def forgotten(impl: Implementation) -> int:
+    """How many times what ``impl`` holds was forgotten: a request built before the count
+    last changed may name a document or an expectation by a key the process never kept."""
+    return _FORGOTTEN.get(impl, 0)
 
 
 def read(answer: Answer, commands: Sequence[str], clipped: Callable[[dict[str, Any]], dict[str, Any]] | None = None,

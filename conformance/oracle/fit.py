@@ -267,8 +267,8 @@ class Fitter:
         if todo:
             started = time.monotonic()
             document = {**self.document, "rules": rules}
-            records = self.reference.map(todo, lambda o, c: o.observe(self.by_id[c], self.profile_name, document,
-                                                                      self._sources.get(c, ()), self.shown[c][0]))
+            records = self.reference.replay(todo, lambda c: observe.Replay(self.by_id[c], self.profile_name, document,
+                                                                           self._sources.get(c, ()), self.shown[c][0]))
             self.evaluations += len(todo)
             for case_id, record in zip(todo, records):
                 self.memo[key, case_id] = self._weighed(case_id, record)

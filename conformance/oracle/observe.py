@@ -121,6 +121,44 @@ class Difference:
 
 # --- one implementation process, observed ------------------------------------------------
 
+class Replay(NamedTuple):
+    """What ``Observer.observe`` is asked for one case (see there)."""
+
+    case: Transcript
+    profile: str
+    document: dict[str, Any]
+    known: Container[bytes] = ()
+    expected: CaseRecord | None = None
+
+
+class _Flight(NamedTuple):
+    """The batch of a whole case, written to the trusted reference, its reply still unread."""
+
+    replay: Replay
+    wanted: expectation.Expectation | None  # the expectation it names
+    impl: Implementation  # the process it went to
+    forgotten: int  # ``batch.forgotten`` of that process when it was built
+    match: Request
+    named: dict[str, Any] | None  # the fields naming the expectation (``expectation.named``)
+    posted: Posted
+
+
+@dataclass
+class _Waiting:
+    """A case ``Observer.replays`` has taken: its place in the caller's list, what is asked,
+    and its batch once written (None: not written, or set aside to be written again)."""
+
+    index: int
+    replay: Replay
+    flight: _Flight | None = None
+
+
+# Cases whose batch is written to the reference before the oldest one's reply is read
+# (``Observer.replays``): the reference plays the next case while its last reply is read
+# into a record, which on two cores takes the greater of the two times instead of their sum.
+IN_FLIGHT = 3
+
+
 MAX_DOCUMENTS_BY_IDENTITY = 1024  # document objects remembered by identity (fit passes one per variant tried)
 
 
@@ -149,6 +187,8 @@ class Observer:
         self.documents: dict[str, Preencoded] = {}
         self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
         self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
+        # the cases ``replays`` has taken and not given back yet, the one being read first
+        self._ahead: collections.deque[_Waiting] = collections.deque()
 
     def launch(self) -> None:
         """Start the process and send ``start`` without waiting for its reply, so that several
@@ -295,13 +335,17 @@ class Observer:
         reference only, where it declares expectations): its replies are sent as the
         expectation of the case, and where the reference's are exactly those, the record
         takes them (the very step records where a whole step is as expected)."""
+        return self._recorded(Replay(case, profile, document, known, expected))
+
+    def _recorded(self, replay: Replay, flight: _Flight | None = None) -> CaseRecord:
+        """The record of ``replay`` (``observe``); ``flight``: its batch, written already."""
+        case, profile, document = replay.case, replay.profile, replay.document
         steps: list[StepRecord] = []
         ended = "complete"
         timed_out = False
         try:
-            if self.trusted_replies and self._started() is not None and self.batch:
-                wanted = self._expectation(case, expected) if expected is not None and self.expects else None
-                ended, source = self._whole_case(case, profile, document, steps, known, wanted)
+            if flight is not None or (self.trusted_replies and self._started() is not None and self.batch):
+                ended, source = self._whole_case(flight or self._flown(replay), steps)
                 self.timeouts_in_a_row = 0
                 return CaseRecord(case.id, tuple(steps), ended, source)
             # The requests in order, cut after each step: the next step is only sent once this
@@ -342,18 +386,80 @@ class Observer:
         self.timeouts_in_a_row = self.timeouts_in_a_row + 1 if timed_out else 0
         return CaseRecord(case.id, tuple(steps), ended)
 
-    def _whole_case(self, case: Transcript, profile: str, document: dict[str, Any], steps: list[StepRecord],
-                    known: Container[bytes] = (), wanted: expectation.Expectation | None = None) -> tuple[str, bytes]:
-        """The steps of ``case`` from one ``batch`` of the trusted reference, read from its
-        replies list in one pass (``_CaseReading``), as ``observe`` reads them one by one from
-        ``batched``. Returns how the record ends (complete, left_transcript, or enough: asked
-        only as far as ``wanted``, the expectation the batch named, goes) and its source
-        (``_source``); a source in ``known`` is not read into steps (``KNOWN``)."""
-        answer = self._case_answer(case, profile, document, wanted)
+    def replays(self, take: Callable[[], tuple[int, Replay] | None]) -> Iterator[tuple[int, CaseRecord]]:
+        """(index, record) of each replay ``take`` hands out (until it hands out None), in its
+        order, each record as ``observe`` makes it. The trusted reference with ``batch`` gets
+        the batches of up to IN_FLIGHT cases before the oldest one's reply is read; when
+        reading a reply makes the process go or forget what it holds, the batches written
+        after it are read and set aside (``_ground``), and written again in their turn, so
+        that each is asked exactly as ``observe`` would have asked it then."""
+        ahead, taking = self._ahead, True
+        try:
+            while True:
+                while taking and len(ahead) < IN_FLIGHT:
+                    item = take()
+                    if item is None:
+                        taking = False
+                    else:
+                        ahead.append(_Waiting(*item))
+                if not ahead:
+                    return
+                self._fly_ahead()
+                first = ahead[0]
+                record = self._recorded(first.replay, first.flight)
+                if any(self._stale(waiting.flight) for waiting in list(ahead)[1:]):
+                    self._ground()
+                ahead.popleft()
+                yield first.index, record
+        finally:
+            if any(waiting.flight is not None for waiting in ahead):  # unread (the caller stopped): out of step
+                self.kill()
+            ahead.clear()
+
+    def _stale(self, flight: _Flight | None) -> bool:
+        """Was this batch written to a process that is gone, or built on what its process held
+        before it forgot it?"""
+        return flight is not None and (flight.impl is not self.impl or batch.forgotten(flight.impl) != flight.forgotten)
+
+    def _fly_ahead(self) -> None:
+        """Write the batches of the cases taken and not written yet, in order, while the
+        process runs (one started meanwhile takes the first of them by ``observe``)."""
+        if self.impl is None or not (self.trusted_replies and self.batch):
+            return
+        for waiting in self._ahead:
+            if waiting.flight is None:
+                try:
+                    waiting.flight = self._flown(waiting.replay)
+                except Skipped:  # left to ``observe``, which records it in its turn
+                    return
+
+    def _ground(self) -> None:
+        """The batches written after the one being read, read and set aside (the process
+        answers every line it got, and the stream stays in step), to be written again in
+        their turn: what they were built on is no longer known to hold. A failure to read
+        them ends the process: the next case starts another."""
+        alive = [waiting.flight.posted for waiting in list(self._ahead)[1:]
+                 if waiting.flight is not None and waiting.flight.impl is self.impl]
+        for waiting in list(self._ahead)[1:]:
+            waiting.flight = None
+        if alive and self.impl is not None:
+            try:
+                self.impl.collect(alive)
+            except ProtocolFailure:
+                self.kill()
+
+    def _whole_case(self, flight: _Flight, steps: list[StepRecord]) -> tuple[str, bytes]:
+        """The steps of a case from one ``batch`` of the trusted reference (``flight``, written),
+        read from its replies list in one pass (``_CaseReading``), as ``observe`` reads them one
+        by one from ``batched``. Returns how the record ends (complete, left_transcript, or
+        enough: asked only as far as the expectation the batch named goes) and its source
+        (``_source``); a source among the replay's ``known`` is not read into steps (``KNOWN``)."""
+        case, wanted = flight.replay.case, flight.wanted
+        answer = self._case_answer(flight)
         source = self._source(answer, wanted)
-        if known and source in known:
+        if flight.replay.known and source in flight.replay.known:
             return KNOWN, source  # a source is only given to a record that ended so: this one ends the same
-        reading = _CaseReading(case, answer.reply.get("replies"), wanted, self.told, steps)
+        reading = _CaseReading(case, answer.reply.get("replies"), wanted, None if self.reasons else self.told, steps)
         reading.taken(0, "match")
         plan = _plan(case)
         while len(steps) < len(plan.places):
@@ -379,18 +485,31 @@ class Observer:
             self.expectations[id(record)] = (record, written)  # held: its id is not reused
         return written
 
-    def _case_answer(self, case: Transcript, profile: str, document: dict[str, Any],
-                     wanted: expectation.Expectation | None) -> Answer:
+    def _flown(self, replay: Replay) -> _Flight:
+        """The batch of a whole case written to the process (its reply read by ``_case_answer``);
+        Skipped when the implementation does not play the profile."""
+        impl = self._started()
+        wanted = (self._expectation(replay.case, replay.expected)
+                  if replay.expected is not None and self.expects else None)
+        match = self.match_request(replay.profile, replay.document, replay.case.match)
+        named = expectation.named(impl, wanted) if wanted is not None else None
+        posted = impl.post([batch.case_request(impl, match, _plan(replay.case).tail, named)])[0]
+        return _Flight(replay, wanted, impl, batch.forgotten(impl), match, named, posted)
+
+    def _case_answer(self, flight: _Flight) -> Answer:
         """The reply to the batch of a whole case (its ``errored`` or ``skipped`` raised). A
         batch that named an expectation without sending it and failed whole (the process
-        dropped it) is sent once more with the expectation."""
-        impl = self._started()
-        match = self.match_request(profile, document, case.match)
-        named = expectation.named(impl, wanted) if wanted is not None else None
-        answer = batch.sent(impl, (), built=batch.case_request(impl, match, _plan(case).tail, named))
+        dropped it) is sent once more with the expectation, once the batches written after
+        it are read (``_ground``): the retry's reply comes after theirs."""
+        impl, named = flight.impl, flight.named
+        answer = impl.collect([flight.posted])[0]
+        if "errored" in answer.reply or "skipped" in answer.reply:
+            batch.forget(impl)  # as batch.sent
         if named is not None and "expectation" not in named and "errored" in answer.reply:
-            named = expectation.named(impl, wanted) if wanted is not None else None  # forgotten by batch.sent
-            answer = batch.sent(impl, (), built=batch.case_request(impl, match, _plan(case).tail, named))
+            assert flight.wanted is not None
+            self._ground()
+            named = expectation.named(impl, flight.wanted)  # forgotten above
+            answer = batch.sent(impl, (), built=batch.case_request(impl, flight.match, _plan(flight.replay.case).tail, named))
         if "errored" in answer.reply or "skipped" in answer.reply:
             _check("batch", answer.reply)
         return answer
@@ -462,14 +581,15 @@ class _CaseReading:
     expected (MET) the expected record's value is taken, its very step where a whole step was."""
 
     def __init__(self, case: Transcript, replies: Any, wanted: expectation.Expectation | None,
-                 told: Callable[[Reply], Reply], steps: list[StepRecord]) -> None:
+                 told: Callable[[Reply], Reply] | None, steps: list[StepRecord]) -> None:
         if not isinstance(replies, list):
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
         if wanted is not None:
             replies = expectation.expanded(replies, wanted, 1)
         elif not set(map(type, replies)) <= {dict}:
             raise ProtocolFailure("batch reply: expected 'replies', a list of reply objects")
-        self.case, self.replies, self.told, self.steps = case, replies, told, steps
+        self.case, self.replies, self.steps = case, replies, steps
+        self.told = told  # None: every reply is told whole (the reasons of refusals too)
         self.mine = wanted.steps if wanted is not None else ()  # the expected record's steps, in order
         # the requests sent, the match's included: all the case's, or as far as the expectation goes
         self.asked = 1 + (wanted.requests if wanted is not None else _requests(case))
@@ -505,12 +625,18 @@ class _CaseReading:
             return ()
         last = bisect.bisect_right(plan.ends, self._next_written(plan.places[first].start), first, len(self.mine))
         run = self.mine[first:last]
-        for at, step in enumerate(run):
-            if self.told(step.reply) is not step.reply:  # a reason this implementation does not tell
-                run = run[:at]
-                break
+        if self.told is not None:
+            run = self._told(run, self.told)
         if run:
             self.state = self.shown = run[-1].state
+        return run
+
+    @staticmethod
+    def _told(run: tuple[StepRecord, ...], told: Callable[[Reply], Reply]) -> tuple[StepRecord, ...]:
+        """The steps of ``run`` up to the first with a reason this implementation does not tell."""
+        for at, step in enumerate(run):
+            if told(step.reply) is not step.reply:
+                return run[:at]
         return run
 
     def step(self, place: _Place) -> StepRecord:
@@ -523,7 +649,9 @@ class _CaseReading:
             legal = _expected(mine).legal if said is expectation.MET else _legal(said)
             at += 1
         said = self.taken(at, "apply" if place.step else "deal")
-        reply = self.told(_expected(mine).reply if said is expectation.MET else _reply(said))
+        reply = _expected(mine).reply if said is expectation.MET else _reply(said)
+        if self.told is not None:
+            reply = self.told(reply)
         shows, changed = self.observed(at + 1, mine)
         if (mine is not None and legal is mine.legal and reply is mine.reply and shows is mine.state
                 and changed == mine.changed):
@@ -1073,6 +1201,46 @@ class Pool:
                     results[index] = value
                 if progress:
                     progress()
+
+        if len(self.observers) == 1 or len(items) < 2:
+            run(self.observers[0])
+        else:
+            threads = [threading.Thread(target=run, args=(o,), daemon=True) for o in self.observers]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+        if failure:
+            raise failure[0]
+        return [results[i] for i in range(len(items))]
+
+    def replay(self, items: Sequence[Item], ask: Callable[[Item], Replay],
+               progress: Callable[[], None] | None = None) -> list[CaseRecord]:
+        """The record of ``ask(item)`` for every item, as ``map`` would make each by
+        ``Observer.observe``, in parallel; each observer keeps a few cases written ahead
+        (``Observer.replays``). Records in item order."""
+        results: dict[int, CaseRecord] = {}
+        pending = collections.deque(enumerate(items))
+        lock = threading.Lock()
+        failure: list[BaseException] = []
+
+        def take() -> tuple[int, Replay] | None:
+            with lock:
+                if not pending or failure:
+                    return None
+                index, item = pending.popleft()
+            return index, ask(item)
+
+        def run(observer: Observer) -> None:
+            try:
+                for index, record in observer.replays(take):
+                    with lock:
+                        results[index] = record
+                    if progress:
+                        progress()
+            except BaseException as exc:  # re-raised in the caller's thread
+                with lock:
+                    failure.append(exc)
 
         if len(self.observers) == 1 or len(items) < 2:
             run(self.observers[0])
