@@ -1202,14 +1202,7 @@ class Pool:
                 if progress:
                     progress()
 
-        if len(self.observers) == 1 or len(items) < 2:
-            run(self.observers[0])
-        else:
-            threads = [threading.Thread(target=run, args=(o,), daemon=True) for o in self.observers]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+        self._on_each(run, len(items))
         if failure:
             raise failure[0]
         return [results[i] for i in range(len(items))]
@@ -1242,17 +1235,22 @@ class Pool:
                 with lock:
                     failure.append(exc)
 
-        if len(self.observers) == 1 or len(items) < 2:
-            run(self.observers[0])
-        else:
-            threads = [threading.Thread(target=run, args=(o,), daemon=True) for o in self.observers]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
+        self._on_each(run, len(items))
         if failure:
             raise failure[0]
         return [results[i] for i in range(len(items))]
+
+    def _on_each(self, run: Callable[[Observer], None], items: int) -> None:
+        """``run`` on the one observer, or on each in a thread of its own where there are
+        several and more than one item to share out."""
+        if len(self.observers) == 1 or items < 2:
+            run(self.observers[0])
+            return
+        threads = [threading.Thread(target=run, args=(o,), daemon=True) for o in self.observers]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
 
     def close(self) -> None:
         for observer in self.observers:
