@@ -109,10 +109,10 @@ class Readings:
     conditions: collections.Counter[int] = field(default_factory=collections.Counter)
     # by amount knob deciding a differing legal set: ``above_all`` (tried first)
     above: dict[str, collections.Counter[int]] = field(default_factory=dict)
-    # by amount knob deciding a differing legal set: ``raised_to``. A maximum of 570 shows only
-    # as the highest bids of the few hands whose marriages reach past 410, among the many
-    # amounts of the other hands' edges
-    raised: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by amount knob deciding a differing legal set: the highest ``raised_to`` read. A maximum
+    # of 570 shows only as the highest bids of the few hands whose marriages reach past 410,
+    # among the many amounts of the other hands' edges
+    raised: dict[str, int] = field(default_factory=dict)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
@@ -226,11 +226,13 @@ class Readings:
     def add_difference(self, d: observe.Difference) -> None:
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
             read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
+            raised = raised_to(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.edges.setdefault(knob, collections.Counter()).update(read)
                     self.above.setdefault(knob, collections.Counter()).update(above)
-                    self.raised.setdefault(knob, collections.Counter()).update(raised_to(d.expected, d.actual))
+                    if raised:
+                        self.raised[knob] = max(self.raised.get(knob, 0), *raised)
                 elif knob not in STEP_KNOBS:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
@@ -276,8 +278,8 @@ class Readings:
         ranked = [n for n, _count in self.conditions.most_common(EDGES)] if knob == "auction.marriage_needed_above" else []
         ranked += self.lines(knob) if knob == TALON_LINE else []
         ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(EDGES) if n not in ranked]
-        raised = self.raised.get(knob)
-        ranked += [n for n in ([max(raised)] if raised else []) if n not in ranked]
+        if knob in self.raised and self.raised[knob] not in ranked:
+            ranked.append(self.raised[knob])
         ranked += [n for n, _count in found.most_common(READINGS) if n not in ranked]
         for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
                       self.refused.get(knob, collections.Counter())):
@@ -340,15 +342,15 @@ def above_all(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Cou
     return read
 
 
-def raised_to(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
+def raised_to(expected: Sequence[Any], actual: Sequence[Any]) -> list[int]:
     """Per bid or contract word the implementation offered more of than the reference's
     highest, its own highest: a maximum lies at or above it."""
-    read: collections.Counter[int] = collections.Counter()
+    found: list[int] = []
     for word in AMOUNT_WORDS:
         theirs, mine = (_offered(legal, word) for legal in (expected, actual))
         if theirs and mine and max(mine) > max(theirs):
-            read[max(mine)] += 1
-    return read
+            found.append(max(mine))
+    return found
 
 
 def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:

@@ -675,13 +675,14 @@ class Fitter:
         alone: dict[str, list[tuple[Score, Any]]] = {}
         for depth in range(DEPTH):
             found: list[tuple[Score, tuple[Change, ...]]] = []
+            # past the first depth, the numbers a state switches on last (those not live alone):
+            # a barrel switched on brings a dozen numbers of ten values each, and its arrival
+            # cap, a switch of three, would come after the budget is spent
+            order = sorted(knobs, key=lambda k: depth > 0 and k not in alone and "integer" in candidates.kinds(k))
             for changes in frontier:
                 moved = set_knob(rules, changes)
                 done, live = {c.knob for c in changes}, self.live(moved)
-                # the numbers ``changes`` switch on last: a barrel switched on brings a dozen
-                # numbers of ten values each, and its arrival cap, a switch of three, would
-                # come after the budget is spent
-                for knob in sorted(knobs, key=lambda k: depth > 0 and k not in alone and "integer" in candidates.kinds(k)):
+                for knob in order:
                     if knob in done or knob not in live:
                         continue
                     values = self._values(knob, moved)
