@@ -152,6 +152,24 @@ rules:
 """
 
 
+TALON_HAND = """\
+profile: {name}
+title: Skill games with a marriage counted from the talon
+status: draft
+summary: Skill games with bids before the talon capped at 330, a marriage needed above 340 and the talon counted.
+extends: skill-games
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: none, ruling: "The test table has no marriage ceiling."}}
+    marriage_needed_above: {{value: 340, ruling: "The test table asks for a marriage above 340."}}
+    max_bid: {{value: 465, ruling: "The test table caps contracts at 465."}}
+    pre_talon_max: {{value: 330, ruling: "The test table caps bids before the talon at 330."}}
+  talon:
+    contract_ceiling_hand: {{value: hand_with_talon, ruling: "The test table counts a marriage the talon brings."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -325,13 +343,12 @@ def test_the_stop_rule_reads_its_amounts_afresh_from_the_rules_it_checks() -> No
     read = candidates.Readings()
     for top in (540, 545, 550, 590) * 3:  # read under earlier rules
         read.add_difference(offered(top))
-    read.fresh(everything=True)
+    read.fresh()
     read.add_difference(offered(575))
     assert 575 in candidates.values("auction.max_bid", 560, read)
     stale = candidates.Readings()
     for top in (540, 545, 550, 590) * 3:
         stale.add_difference(offered(top))
-    stale.fresh()
     stale.add_difference(offered(575))
     assert 575 not in candidates.values("auction.max_bid", 560, stale)
 
@@ -436,6 +453,21 @@ def test_a_stand_in_maximum_moves_to_the_bids_before_the_talon(tmp_path: Path) -
     assert not result.residual
     assert _value(result.rules, "auction.max_bid") == 380
     assert _value(result.rules, "auction.pre_talon_max") == 350
+
+
+def test_a_condition_the_contracts_show_is_found_with_the_two_switches_it_needs(tmp_path: Path) -> None:
+    """Bids before the talon stop at 330, so only the contracts show the marriage condition of
+    340: a hand with no marriage, even counting the talon's cards, is offered contracts up to
+    340. Under the auction's earlier readings (330, the auctions' top) 340 is never tried, and
+    340 alone, under the profile's marriage ceiling, breaks the contracts of every marriage
+    holder: it needs the ceiling gone and then the talon's cards counted, two switches beside
+    it. No residual is left that a knob explains."""
+    path = _house(tmp_path, TALON_HAND, "talon-hand")
+    result, _ = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.marriage_needed_above") == 340
+    assert _value(result.rules, "auction.ceiling") == "none"
+    assert _value(result.rules, "talon.contract_ceiling_hand") == "hand_with_talon"
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

@@ -293,20 +293,18 @@ class Readings:
         shown = self.replaced.get(-current) if _integer(current) and current > 0 else None
         return collections.Counter({-n: count for n, count in shown.items() if n < 0}) if shown else None
 
-    def fresh(self, marriage_values: dict[str, Any] | None = None, everything: bool = False) -> None:
-        """Forget the distances read under earlier rules: a gap is measured from the rules the
-        reference played under, and one read before the marriage condition moved from 120 to
-        495 (375) says nothing about the four aces now. ``marriage_values``: the marriages'
-        points under the rules read against now (for ``conditions``). ``everything``: forget
-        all that was read from differences (the whole corpus is about to be read again under
-        the rules now): a maximum of 575 that two legal sets still show is otherwise crowded
-        out of the few edges tried by the amounts the search read under earlier rules."""
-        self.gaps.clear()
+    def fresh(self, marriage_values: dict[str, Any] | None = None) -> None:
+        """Forget all that was read from differences: what is read next is read against the
+        rules now. A gap is measured from the rules the reference played under (one read
+        before the marriage condition moved from 120 to 495, 375, says nothing about the four
+        aces now), and a maximum of 575 that two legal sets still show is otherwise crowded
+        out of the few edges tried by the amounts read under earlier rules.
+        ``marriage_values``: the marriages' points under the rules now (for ``conditions``)."""
+        for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
+                        self.shifted, self.replaced):
+            by_knob.clear()
         self.conditions.clear()
-        if everything:
-            for by_knob in (self.edges, self.above, self.raised, self.contracts, self.refused, self.decided, self.shifted, self.replaced):
-                by_knob.clear()
-            self.numbers.clear()
+        self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
