@@ -19,7 +19,8 @@
     values recovered (exactly, or equivalently on the corpus), wrong values adopted (a value is
     wrong when putting the secret one back in the fitted rules changes play on the profile's
     cases, and so does putting back the secret values of its whole section, or for a knob of
-    the bid cap the secret's ceiling, marriage condition and maximum together), whether the fitted rules play like the secret ones on the profile's cases (as far
+    the bid cap the secret's ceiling, marriage condition and maximum together, and so does putting back
+    with it the secret value of each knob fit lists as equally consistent in its place), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
@@ -427,7 +428,8 @@ def run_realistic(args: argparse.Namespace) -> None:
             adopted = [k for k in fit.changed_knobs(profile, result.rules) if _value(result.rules, k) != _value(secret, k)]
             wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
                                           and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
-                                                           shows, _coupled_values(secret, k))]
+                                                           shows, _coupled_values(secret, k),
+                                                           _in_its_place(secret, result.in_its_place.get(k, [])))]
             equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name, cases=fitter.by_id)
             named, expressing = "", []
@@ -461,7 +463,8 @@ def phases(fitter: fit.Fitter) -> str:
 
 
 def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
-                 jobs: int, partial: evidence.Partial = evidence.Partial(), together: Sequence[fit.Change] = ()) -> bool:
+                 jobs: int, partial: evidence.Partial = evidence.Partial(), together: Sequence[fit.Change] = (),
+                 instead: Sequence[fit.Change] = ()) -> bool:
     """Does putting the secret value of ``knob`` back into the fitted rules change play on the
     cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
     of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
@@ -469,11 +472,14 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     ``together``: the secret values of the knobs coupled with it (its section, or the bid cap),
     put back with it when it alone changes play. A marriage needed above the maximum of 195 under a marriage
     ceiling writes the same cap as no condition and no ceiling; no condition put back alone
-    lets the ceiling cap every bid, which neither set of rules does."""
+    lets the ceiling cap every bid, which neither set of rules does. ``instead``: the secret
+    values of the knobs fit found equally consistent in its place (``FitResult.in_its_place``),
+    each put back with it: a least contract of 320 to win from the barrel, listed with a match
+    target above 1000 in its place, is not wrong where the secret target is 1760."""
     from variants.checks import CONSISTENCY_CHECKS
 
     document = profile.to_document()
-    for putting_back in ([fit.Change(knob, secret)], list(together)):
+    for putting_back in ([fit.Change(knob, secret)], list(together), *([fit.Change(knob, secret), c] for c in instead)):
         if not putting_back:
             continue
         back = fit.set_knob(rules, putting_back)
@@ -482,6 +488,11 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
         if identical_on_corpus(cases, {**document, "rules": rules}, {**document, "rules": back}, jobs, partial):
             return False
     return True
+
+
+def _in_its_place(secret: fit.Rules, listed: Sequence[fit.Change]) -> list[fit.Change]:
+    """The secret values of the knobs fit listed as equally consistent in a knob's place."""
+    return [fit.Change(c.knob, _value(secret, c.knob)) for c in listed]
 
 
 def _coupled_values(secret: fit.Rules, knob: str) -> list[fit.Change]:

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Sequence
 
 import jsonschema
 import pytest
+import yaml
 
 import variants
 from conformance.corpus.transcripts import Transcript
@@ -461,13 +462,24 @@ def test_a_condition_the_contracts_show_is_found_with_the_two_switches_it_needs(
     340. Under the auction's earlier readings (330, the auctions' top) 340 is never tried, and
     340 alone, under the profile's marriage ceiling, breaks the contracts of every marriage
     holder: it needs the ceiling gone and then the talon's cards counted, two switches beside
-    it. No residual is left that a knob explains."""
+    it. No residual is left that a knob explains. No case has a bid of 330 before the talon,
+    so an auction stopped at 330 plays as bids capped at 330: the file keeps one and names
+    the other as equally consistent in its place."""
     path = _house(tmp_path, TALON_HAND, "talon-hand")
     result, _ = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)])
     assert not result.residual
     assert _value(result.rules, "auction.marriage_needed_above") == 340
     assert _value(result.rules, "auction.ceiling") == "none"
     assert _value(result.rules, "talon.contract_ceiling_hand") == "hand_with_talon"
+    capped = {k: _value(result.rules, k) for k in ("auction.stop_at", "auction.pre_talon_max")}
+    kept, other = ("auction.stop_at", "auction.pre_talon_max") if capped["auction.stop_at"] else (
+        "auction.pre_talon_max", "auction.stop_at")
+    assert capped == {kept: 330, other: None}
+    assert fit.Change(other, 330) in result.in_its_place[kept]
+    text = fit.house_yaml(variants.resolve("skill-games"), result.rules, result.accepted, "fitted", "the table",
+                          result.equivalents, result.in_its_place)
+    ruling = yaml.safe_load(text)["rules"]["auction"][kept.partition(".")[2]]["ruling"]
+    assert f"with this knob at null as skill-games has it: {other}: 330." in ruling
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

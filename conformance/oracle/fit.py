@@ -100,6 +100,8 @@ class FitResult:
     exercised: dict[str, tuple[str, ...]] = field(default_factory=dict)  # case id -> the knobs it exercises
     weighed: dict[str, evidence.Evidence] = field(default_factory=dict)  # case id -> under the fitted rules
     equivalents: dict[str, list[Any]] = field(default_factory=dict)  # knob -> values that play the same on the corpus
+    # knob -> changes of other knobs that, with it at the profile's value, play the same on the corpus
+    in_its_place: dict[str, list[Change]] = field(default_factory=dict)
 
     @property
     def unchecked(self) -> int:
@@ -375,6 +377,7 @@ class Fitter:
         result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
                            self.evaluations, {case_id: self.by_id[case_id].knobs for case_id in residual})
         result.equivalents = self._equivalents(rules, accepted, ids)
+        result.in_its_place = self._in_its_place(rules, accepted, ids)
         result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
         result.weighed = self.weigh(result.rules, ids)
         self._phase("equally consistent values", closing)
@@ -1006,16 +1009,70 @@ class Fitter:
                     other = set_knob(rules, [Change(change.knob, value)])
                     if not self.consistent(other) or self.weigh(other, [example])[example].missed != final[example].missed:
                         continue  # the example tells them apart at once
-                    if self._plays_the_same(other, change.knob, ids, final):
+                    if self._plays_the_same(other, {change.knob}, ids, final):
                         found.setdefault(change.knob, []).append(value)
         return found
 
 
-    def _plays_the_same(self, other: Rules, knob: str, ids: list[str], final: dict[str, evidence.Evidence]) -> bool:
-        """Do ``other`` rules (``knob`` changed) miss the same observations on every case?
-        Replayed a chunk at a time, those the knob can tell apart first, up to the first
-        case that differs."""
+    def _in_its_place(self, rules: Rules, accepted: Sequence[Accepted], ids: list[str]) -> dict[str, list[Change]]:
+        """Knob -> changes of another knob that, with this one at the profile's value, play
+        exactly as the fitted rules on every case: the corpus cannot tell which rule the
+        implementation plays. In skill-games every way to 1000 goes through the barrel, so a
+        least contract of 320 to win from it plays as a match target above 1000. Tried on the
+        first case that tells the knob's value from the profile's: the other knobs deciding
+        what it sets right there, that case first."""
+        final = self.weigh(rules, ids)
+        found: dict[str, list[Change]] = {}
+        for change in (change for record in accepted for change in record.changes):
+            back = set_knob(rules, [Change(change.knob, _value_in(self._profile_rules, change.knob))])
+            example = self._telling_case(back, change.knob, ids, final) if self.consistent(back) else None
+            if example is not None:
+                for other in self._alternatives(back, change.knob, example, final[example]):
+                    listed = found.get(change.knob, [])
+                    if all(c.knob != other.knob for c in listed) and self._plays_the_same(
+                            set_knob(back, [other]), {change.knob, other.knob}, ids, final):
+                        found[change.knob] = [*listed, other]  # one value of each other knob: the first
+        return found
+
+    def _telling_case(self, back: Rules, knob: str, ids: list[str], final: dict[str, evidence.Evidence]) -> str | None:
+        """The first case on which ``back`` (``knob`` put back) misses other observations than
+        the fitted rules, replayed in the order ``_chunks`` gives."""
         for chunk in self._chunks({knob}, ids, final):
+            after = self.weigh(back, chunk)
+            for case_id in chunk:
+                if after[case_id].missed != final[case_id].missed:
+                    return case_id
+        return None
+
+    def _alternatives(self, back: Rules, knob: str, example: str, final: evidence.Evidence) -> list[Change]:
+        """Single changes of another knob that set ``example`` as the fitted rules do, where
+        ``back`` (``knob`` put back) misses some observation they reproduce. Tried: every value
+        of each knob deciding at least half of those observations (a score line's values are
+        read from the scores, and a match target above 1000 is the seventh of them)."""
+        seen = self.weigh(back, [example])[example]
+        self.read.fresh(back["marriages"]["values"])
+        live = self.live(back)
+        counted: collections.Counter[str] = collections.Counter()
+        fixed = 0
+        for d, knobs in seen.deciding:
+            if evidence.key_of(d) in final.missed:
+                continue
+            fixed += 1
+            self.read.add_difference(d)
+            counted.update(k for k in knobs if k != knob and k in self.knobs and k in live)
+        found: list[Change] = []
+        for other in (k for k, count in counted.most_common() if 2 * count >= fixed):
+            for value in self._values(other, back):
+                cand = set_knob(back, [Change(other, value)])
+                if self.consistent(cand) and self.weigh(cand, [example])[example].missed == final.missed:
+                    found.append(Change(other, value))
+        return found
+
+    def _plays_the_same(self, other: Rules, knobs: set[str], ids: list[str], final: dict[str, evidence.Evidence]) -> bool:
+        """Do ``other`` rules (``knobs`` changed) miss the same observations on every case?
+        Replayed a chunk at a time, those the knobs can tell apart first, up to the first
+        case that differs."""
+        for chunk in self._chunks(knobs, ids, final):
             after = self.weigh(other, chunk)
             if any(after[c].missed != final[c].missed for c in chunk):
                 return False
@@ -1126,12 +1183,14 @@ def changed_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
 
 
 def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequence[Accepted], name: str,
-               implementation: str, equivalents: dict[str, list[Any]] | None = None) -> str:
+               implementation: str, equivalents: dict[str, list[Any]] | None = None,
+               in_its_place: dict[str, list[Change]] | None = None) -> str:
     """A house profile extending P's base profile: every knob that differs from the base,
     with the evidence as its ruling (P's own options are carried over as they are)."""
     equivalents = equivalents or {}
     fitted = {ch.knob: record for record in accepted for ch in record.changes}
     base = variants.resolve(profile.profile)
+    base_rules = variants.thaw(profile.rules)
     body: dict[str, dict[str, Any]] = {}
     for knob in changed_knobs(base, rules):
         section, _, key = knob.partition(".")
@@ -1146,6 +1205,10 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
             if others:
                 ruling += (" Equally consistent with the corpus (no case tells them apart, a gap worth a case): "
                            + ", ".join(json.dumps(v) for v in others) + ".")
+            instead = (in_its_place or {}).get(knob)
+            if instead:
+                ruling += (f" Equally consistent with the corpus, with this knob at {json.dumps(_value_in(base_rules, knob))}"
+                           f" as {profile.name} has it: " + ", or ".join(c.text() for c in instead) + ".")
         else:
             ruling = f"Carried over from {profile.name}, which sets it ({profile.provenance[knob]['from']})."
         body.setdefault(section, {})[key] = {"value": rules[section][key], "ruling": ruling}
@@ -1328,7 +1391,8 @@ def _fit(args: argparse.Namespace) -> int:
         fitter.close()
         clear_progress()
     implementation = _implementation_name(fitter)
-    text = house_yaml(profile, result.rules, result.accepted, name, implementation, result.equivalents)
+    text = house_yaml(profile, result.rules, result.accepted, name, implementation, result.equivalents,
+                      result.in_its_place)
     problem = _invalid_fitted(text, name)
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
@@ -1396,6 +1460,9 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
         lines.append("# no knob change reproduces more observations")
     for knob, values in result.equivalents.items():
         lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
+    for knob, changes in result.in_its_place.items():
+        lines.append(f"# {knob} at the profile's value with {' or '.join(c.text() for c in changes)} "
+                     "plays the same on these cases")
     lines.append(text.rstrip())
     if result.residual:
         missed = sum(len(e.missed) for e in result.weighed.values())
