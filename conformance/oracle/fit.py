@@ -360,17 +360,16 @@ class Fitter:
         pruning = self._phase("joint search", searching)
         rules, accepted[:] = self._without_idle(rules, ids, accepted)
         checking = self._phase("leaving out idle changes", pruning)
-        while True:  # the stop rule: no single change still lowers the score without breaking a matching case
-            step = self._single_change(rules, ids)
-            if step is None:
+        for _round in range(MAX_PASSES):
+            rules = self._stopped(rules, ids, accepted)
+            # last, a change whose every observation follows a difference still left is no
+            # evidence (``evidence.downstream``); once the search is over, that difference
+            # stays. Taking it out can free a single change it blocked (a marriage line left
+            # wrong broke a case a discard while void sets right), so the stop rule runs again
+            settled, accepted[:] = self._without_idle(rules, ids, accepted, downstream=True)
+            if settled == rules:
                 break
-            rules = self._accept(rules, step, ids, accepted)
-            # a change taken now can make an earlier one idle (or this one, found while an
-            # earlier knob was still wrong): each must still earn its place
-            rules, accepted[:] = self._without_idle(rules, ids, accepted)
-        # last, a change whose every observation follows a difference still left is no
-        # evidence (``evidence.downstream``); once the search is over, that difference stays
-        rules, accepted[:] = self._without_idle(rules, ids, accepted, downstream=True)
+            rules = settled
         closing = self._phase("single-change check", checking)
         final = self.weigh(rules, ids)
         residual = {case_id: e.differing for case_id, e in final.items() if e.differs}
@@ -382,6 +381,18 @@ class Fitter:
         result.weighed = self.weigh(result.rules, ids)
         self._phase("equally consistent values", closing)
         return result
+
+    def _stopped(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> Rules:
+        """The stop rule: single changes taken while one lowers the score over every case
+        without breaking a matching case."""
+        while True:
+            step = self._single_change(rules, ids)
+            if step is None:
+                return rules
+            rules = self._accept(rules, step, ids, accepted)
+            # a change taken now can make an earlier one idle (or this one, found while an
+            # earlier knob was still wrong): each must still earn its place
+            rules, accepted[:] = self._without_idle(rules, ids, accepted)
 
     def _phase(self, name: str, since: tuple[float, int] | None = None) -> tuple[float, int]:
         """The clock and the replay count now; with ``since``, the phase ``name`` that ended
