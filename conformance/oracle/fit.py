@@ -1036,7 +1036,7 @@ class Fitter:
         found: dict[str, list[Change]] = {}
         for change in (change for record in accepted for change in record.changes):
             back = set_knob(rules, [Change(change.knob, _value_in(self._profile_rules, change.knob))])
-            example = self._telling_case(back, change.knob, ids, final) if self.consistent(back) else None
+            example = self._telling_case(back, {change.knob}, ids, final) if self.consistent(back) else None
             if example is not None:
                 for other in self._alternatives(back, change.knob, example, final[example]):
                     listed = found.get(change.knob, [])
@@ -1045,15 +1045,6 @@ class Fitter:
                         found[change.knob] = [*listed, other]  # one value of each other knob: the first
         return found
 
-    def _telling_case(self, back: Rules, knob: str, ids: list[str], final: dict[str, evidence.Evidence]) -> str | None:
-        """The first case on which ``back`` (``knob`` put back) misses other observations than
-        the fitted rules, replayed in the order ``_chunks`` gives."""
-        for chunk in self._chunks({knob}, ids, final):
-            after = self.weigh(back, chunk)
-            for case_id in chunk:
-                if after[case_id].missed != final[case_id].missed:
-                    return case_id
-        return None
 
     def _alternatives(self, back: Rules, knob: str, example: str, final: evidence.Evidence) -> list[Change]:
         """Single changes of another knob that set ``example`` as the fitted rules do, where
@@ -1080,14 +1071,20 @@ class Fitter:
         return found
 
     def _plays_the_same(self, other: Rules, knobs: set[str], ids: list[str], final: dict[str, evidence.Evidence]) -> bool:
-        """Do ``other`` rules (``knobs`` changed) miss the same observations on every case?
-        Replayed a chunk at a time, those the knobs can tell apart first, up to the first
-        case that differs."""
+        """Do ``other`` rules (``knobs`` changed) miss the same observations on every case?"""
+        return self._telling_case(other, knobs, ids, final) is None
+
+    def _telling_case(self, other: Rules, knobs: set[str], ids: list[str],
+                      final: dict[str, evidence.Evidence]) -> str | None:
+        """The first case on which ``other`` rules (``knobs`` changed) miss other observations
+        than the fitted rules, or None. Replayed a chunk at a time, those the knobs can tell
+        apart first, up to the first chunk with such a case."""
         for chunk in self._chunks(knobs, ids, final):
             after = self.weigh(other, chunk)
-            if any(after[c].missed != final[c].missed for c in chunk):
-                return False
-        return True
+            for case_id in chunk:
+                if after[case_id].missed != final[case_id].missed:
+                    return case_id
+        return None
 
 
 def _balance(now: dict[str, evidence.Evidence], after: dict[str, evidence.Evidence], chunk: Sequence[str]) -> tuple[int, int]:
