@@ -200,6 +200,24 @@ rules:
 """
 
 
+TENS = """\
+profile: {name}
+title: Skill games bid in tens from 110
+status: draft
+summary: Skill games with bids from 110 in steps of 10 up to 235, and no marriage condition within reach.
+extends: skill-games
+sources: {{}}
+rules:
+  auction:
+    opening_bid: {{value: 110, ruling: "The test table opens the bidding at 110."}}
+    opening: {{value: at_least, ruling: "The test table lets the first bid be any amount from 110."}}
+    bid_step: {{value: 10, ruling: "The test table bids in steps of 10."}}
+    ceiling: {{value: none, ruling: "The test table has no marriage ceiling."}}
+    max_bid: {{value: 235, ruling: "The test table caps bids and contracts at 235."}}
+    marriage_needed_above: {{value: 475, ruling: "The test table asks for a marriage only above 475, out of reach."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -509,6 +527,18 @@ def test_a_condition_the_contracts_show_is_found_with_the_two_switches_it_needs(
                           result.equivalents, result.in_its_place)
     ruling = yaml.safe_load(text)["rules"]["auction"][kept.partition(".")[2]]["ruling"]
     assert f"with this knob at null as skill-games has it: {other}: 330." in ruling
+
+
+def test_a_bid_step_every_auction_shows_is_searched_in_a_wide_group(tmp_path: Path) -> None:
+    """Every case bids 100 first, which this table refuses (it opens at 110), so each case
+    shows one legal set: bids from 110 to 230 in tens. Their group is decided by thirteen
+    knobs, more than are searched without the sample's own knob lists, and the sample's
+    cases were written for other rules than the step: the step is searched because the two
+    sides offered bids at other steps. No residual is left that a knob explains."""
+    path = _house(tmp_path, TENS, "tens")
+    result, _ = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.bid_step") == 10
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

@@ -113,6 +113,10 @@ class Readings:
     # of 570 shows only as the highest bids of the few hands whose marriages reach past 410,
     # among the many amounts of the other hands' edges
     raised: dict[str, int] = field(default_factory=dict)
+    # the step knobs deciding a differing legal set whose amounts the two sides offered at
+    # other steps: a bid step of 10 shows in every auction, yet a wide group's search takes
+    # only the knobs its sample's cases exercise, and those cases were written for other rules
+    stepped: set[str] = field(default_factory=set)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
 
     def add_record(self, record: observe.CaseRecord) -> None:
@@ -237,6 +241,8 @@ class Readings:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
                 self._add_condition(d)
+            if steps_apart(d.expected, d.actual):
+                self.stepped.update(k for k in evidence.deciding_knobs(d) if k in STEP_KNOBS)
         amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
@@ -303,6 +309,7 @@ class Readings:
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
                         self.shifted, self.replaced):
             by_knob.clear()
+        self.stepped.clear()
         self.conditions.clear()
         self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
@@ -349,6 +356,15 @@ def raised_to(expected: Sequence[Any], actual: Sequence[Any]) -> list[int]:
         if theirs and mine and max(mine) > max(theirs):
             found.append(max(mine))
     return found
+
+
+def steps_apart(expected: Sequence[Any], actual: Sequence[Any]) -> bool:
+    """Whether, for some bid or contract word, the two sides offered amounts at other steps."""
+    for word in AMOUNT_WORDS:
+        theirs, mine = (sorted(_offered(legal, word)) for legal in (expected, actual))
+        if {b - a for a, b in zip(theirs, theirs[1:])} ^ {b - a for a, b in zip(mine, mine[1:])} and len(theirs) > 1 < len(mine):
+            return True
+    return False
 
 
 def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:

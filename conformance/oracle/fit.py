@@ -674,7 +674,7 @@ class Fitter:
         # and the amount knobs whose values the differing legal sets showed: a case written for
         # the marriage ceiling does not list the maximum bid, yet an engine capping bids at 300
         # shows its cap there
-        exercised |= set(self.read.edges)
+        exercised |= set(self.read.edges) | self.read.stepped
         exercised |= also
         # and the knobs those switch on: a case that exercises a fixed gain for the defenders
         # does not list its amount (a change of the amount alone, under half the bid, changes
