@@ -1037,12 +1037,19 @@ class Fitter:
         for change in (change for record in accepted for change in record.changes):
             back = set_knob(rules, [Change(change.knob, _value_in(self._profile_rules, change.knob))])
             example = self._telling_case(back, {change.knob}, ids, final) if self.consistent(back) else None
-            if example is not None:
-                for other in self._alternatives(back, change.knob, example, final[example]):
-                    listed = found.get(change.knob, [])
-                    if all(c.knob != other.knob for c in listed) and self._plays_the_same(
-                            set_knob(back, [other]), {change.knob, other.knob}, ids, final):
-                        found[change.knob] = [*listed, other]  # one value of each other knob: the first
+            if example is None:
+                continue
+            for other in self._alternatives(back, change.knob, example, final[example]):
+                if any(c.knob == other.knob for c in found.get(change.knob, [])):
+                    continue  # one value of each other knob: the first that plays the same
+                for value in _further(other, _value_in(back, other.knob)):
+                    moved = set_knob(back, [Change(other.knob, value)])
+                    if value != other.value and (not self.consistent(moved)
+                                                 or self.weigh(moved, [example])[example].missed != final[example].missed):
+                        continue
+                    if self._plays_the_same(moved, {change.knob, other.knob}, ids, final):
+                        found.setdefault(change.knob, []).append(Change(other.knob, value))
+                        break
         return found
 
 
@@ -1085,6 +1092,20 @@ class Fitter:
                 if after[case_id].missed != final[case_id].missed:
                     return case_id
         return None
+
+
+def _further(change: Change, current: Any) -> list[Any]:
+    """The value of a change found in another knob's place, then, for a number, values two,
+    four and eight times as far from the current one: the value read is the nearest that sets
+    the example right, and another case can need the line further out (a match target of
+    1010 plays as a least contract of 210 to win from the barrel on the barrel's 880 plus
+    120, but 880 plus 150 needs a target above 1030)."""
+    if not (_numeric(change.value) and _numeric(current)) or change.value == current:
+        return [change.value]
+    low, high = (candidates.value_schema(change.knob).get(bound, default)
+                 for bound, default in (("minimum", 0), ("maximum", 10**6)))
+    distance = change.value - current
+    return [change.value, *(v for v in (current + k * distance for k in (2, 4, 8)) if low <= v <= high)]
 
 
 def _balance(now: dict[str, evidence.Evidence], after: dict[str, evidence.Evidence], chunk: Sequence[str]) -> tuple[int, int]:
