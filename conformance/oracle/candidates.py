@@ -362,9 +362,14 @@ def steps_apart(expected: Sequence[Any], actual: Sequence[Any]) -> bool:
     """Whether, for some bid or contract word, the two sides offered amounts at other steps."""
     for word in AMOUNT_WORDS:
         theirs, mine = (sorted(_offered(legal, word)) for legal in (expected, actual))
-        if {b - a for a, b in zip(theirs, theirs[1:])} ^ {b - a for a, b in zip(mine, mine[1:])} and len(theirs) > 1 < len(mine):
+        if len(theirs) > 1 and len(mine) > 1 and _steps(theirs) != _steps(mine):
             return True
     return False
+
+
+def _steps(amounts: Sequence[int]) -> set[int]:
+    """The distances between consecutive amounts of a sorted list."""
+    return {high - low for low, high in zip(amounts, amounts[1:])}
 
 
 def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:

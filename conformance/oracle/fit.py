@@ -1052,7 +1052,6 @@ class Fitter:
                         break
         return found
 
-
     def _alternatives(self, back: Rules, knob: str, example: str, final: evidence.Evidence) -> list[Change]:
         """Single changes of another knob that set ``example`` as the fitted rules do, where
         ``back`` (``knob`` put back) misses some observation they reproduce. Tried: every value
