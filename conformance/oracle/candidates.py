@@ -224,8 +224,7 @@ class Readings:
             if amounts:
                 self.amounts[amounts[0]] += 1
                 self.amounts[amounts[-1]] += 1
-                for low, high in zip(amounts, amounts[1:]):
-                    self.steps[high - low] += 1
+                self.steps.update(_steps(amounts))
 
     def add_difference(self, d: observe.Difference) -> None:
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
@@ -362,14 +361,14 @@ def steps_apart(expected: Sequence[Any], actual: Sequence[Any]) -> bool:
     """Whether, for some bid or contract word, the two sides offered amounts at other steps."""
     for word in AMOUNT_WORDS:
         theirs, mine = (sorted(_offered(legal, word)) for legal in (expected, actual))
-        if len(theirs) > 1 and len(mine) > 1 and _steps(theirs) != _steps(mine):
+        if len(theirs) > 1 and len(mine) > 1 and set(_steps(theirs)) != set(_steps(mine)):
             return True
     return False
 
 
-def _steps(amounts: Sequence[int]) -> set[int]:
+def _steps(amounts: Sequence[int]) -> list[int]:
     """The distances between consecutive amounts of a sorted list."""
-    return {high - low for low, high in zip(amounts, amounts[1:])}
+    return [high - low for low, high in zip(amounts, amounts[1:])]
 
 
 def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
@@ -511,8 +510,14 @@ def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
     return unique
 
 
+def integer_range(spec: dict[str, Any]) -> tuple[int, int]:
+    """The least and greatest value a number knob's value schema allows (0 and a million
+    where it names none)."""
+    return spec.get("minimum", 0), spec.get("maximum", 10**6)
+
+
 def _integers(knob: str, spec: dict[str, Any], current: Any, bundled: list[Any], read: Readings | None) -> list[Any]:
-    low, high = spec.get("minimum", 0), spec.get("maximum", 10**6)
+    low, high = integer_range(spec)
     numbers = read.for_knob(knob, current) if read else []
     numbers += [v for v in bundled if _integer(v)]
     if _integer(spec.get("default")):

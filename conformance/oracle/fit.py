@@ -1101,8 +1101,7 @@ def _further(change: Change, current: Any) -> list[Any]:
     120, but 880 plus 150 needs a target above 1030)."""
     if not (_numeric(change.value) and _numeric(current)) or change.value == current:
         return [change.value]
-    low, high = (candidates.value_schema(change.knob).get(bound, default)
-                 for bound, default in (("minimum", 0), ("maximum", 10**6)))
+    low, high = candidates.integer_range(candidates.value_schema(change.knob))
     distance = change.value - current
     return [change.value, *(v for v in (current + k * distance for k in (2, 4, 8)) if low <= v <= high)]
 
