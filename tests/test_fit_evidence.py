@@ -218,6 +218,25 @@ rules:
 """
 
 
+FIFTH_BOMB = """\
+profile: {name}
+title: Polish tournament paying half the bid from the fifth bomb
+status: draft
+summary: Polish tournament rules whose defenders are paid half the bid, rounded down, only from a player's fifth bomb.
+extends: polish-tournament
+sources: {{}}
+rules:
+  talon:
+    contract_raise: {{value: false, ruling: "The test table lets no declarer raise the contract after the talon."}}
+  giving_up:
+    defender_gain: {{value: half_bid, ruling: "The test table pays each defender half the bid for a bomb."}}
+    half_bid_rounding: {{value: down, ruling: "The test table rounds half the bid down."}}
+    defenders_paid_from: {{value: 5, ruling: "The test table pays the defenders only from a player's fifth bomb."}}
+  defender_lock:
+    from: {{value: 545, ruling: "The test table locks a defender from 545."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -539,6 +558,22 @@ def test_a_bid_step_every_auction_shows_is_searched_in_a_wide_group(tmp_path: Pa
     result, _ = _fit("skill-games", [*REFERENCE_COMMAND, "--rules", str(path)])
     assert not result.residual
     assert _value(result.rules, "auction.bid_step") == 10
+
+
+def test_a_count_the_give_up_events_show_is_tried_for_a_count_knob(tmp_path: Path) -> None:
+    """Defenders are paid nothing for a player's first four bombs and half the bid (100: 50
+    each) for the fifth. The fifth shows only as the give-up of count 5 scored apart, among
+    the score numbers of the locked defenders' deals, which crowd a 5 out of the numbers read.
+    A gain of 0 plays the first four bombs right and leaves the fifth as a residual no knob
+    explains (false); read from the give-up events, paid from the fifth with half the bid
+    plays all five."""
+    path = _house(tmp_path, FIFTH_BOMB, "fifth-bomb")
+    result, _ = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "giving_up.defenders_paid_from") == 5
+    fixed_50 = _value(result.rules, "giving_up.defender_gain") == "fixed" and _value(
+        result.rules, "giving_up.defender_gain_amount") == 50
+    assert _value(result.rules, "giving_up.defender_gain") == "half_bid" or fixed_50
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

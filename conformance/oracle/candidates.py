@@ -49,6 +49,11 @@ TALON_LINE = "talon.shown_from_bid"
 # trick and later with a king and queen of a suit in hand and no declaration offered
 MARRIAGE_LINE = "marriages.last_trick"
 TRICKS = 8  # the tricks of a deal: a hand leads trick 9 - (cards left)
+# Count knobs: the event whose ``count`` shows the count they start or stop at. Defenders
+# paid from the fifth give-up show only as the give-up of count 5 scored apart, among many
+# score numbers that crowd a 5 out of the readings
+COUNT_KNOBS = {"giving_up.defenders_paid_from": "give_up", "giving_up.penalty_from": "give_up",
+               "giving_up.limit": "give_up", "bolts.every": "bolt"}
 
 
 @dataclass
@@ -118,6 +123,8 @@ class Readings:
     # only the knobs its sample's cases exercise, and those cases were written for other rules
     stepped: set[str] = field(default_factory=set)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
+    # by count knob deciding a differing state or event: the counts its event showed there
+    counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         before: dict[str, Any] = {}
@@ -263,6 +270,8 @@ class Readings:
             for knob in evidence.deciding_knobs(d):
                 self.decided.setdefault(knob, collections.Counter()).update(read)
                 self.shifted.setdefault(knob, collections.Counter()).update(shown)
+                if knob in COUNT_KNOBS:
+                    self.counts.setdefault(knob, collections.Counter()).update(_counts(d.actual, COUNT_KNOBS[knob]))
 
     def for_knob(self, knob: str, current: Any = None) -> list[int]:
         if knob in AMOUNT_KNOBS:
@@ -274,7 +283,7 @@ class Readings:
         else:  # what stood in the knob's own value's place, what the observations it decides
             # showed, then the commonest overall
             ranked: list[int] = self.lines(knob)
-            for counter in (self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
+            for counter in (self.counts.get(knob), self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
                             self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
@@ -306,7 +315,7 @@ class Readings:
         out of the few edges tried by the amounts read under earlier rules.
         ``marriage_values``: the marriages' points under the rules now (for ``conditions``)."""
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
-                        self.shifted, self.replaced):
+                        self.shifted, self.replaced, self.counts):
             by_knob.clear()
         self.stepped.clear()
         self.conditions.clear()
@@ -428,6 +437,12 @@ def _paired(expected: Any, actual: Any) -> list[tuple[int, int]]:
     if len(mine) != len(theirs):
         return []
     return [(a, b) for a, b in zip(mine, theirs) if isinstance(a, int) and isinstance(b, int)]
+
+
+def _counts(value: Any, event: str) -> list[int]:
+    """The counts the events of type ``event`` in a differing event list show."""
+    events = value.get("events") if isinstance(value, dict) else None
+    return [e["count"] for e in events or () if isinstance(e, dict) and e.get("type") == event and _integer(e.get("count"))]
 
 
 def _by_type(events: list[Any]) -> dict[str, list[Any]]:
