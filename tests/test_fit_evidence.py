@@ -237,6 +237,23 @@ rules:
 """
 
 
+CLUBS_40 = """\
+profile: {name}
+title: Polish tournament with a clubs marriage of 40 no deal declares
+status: draft
+summary: Polish tournament rules with other marriage values, a marriage needed above 240, bids up to 430 and a free opening.
+extends: polish-tournament
+sources: {{}}
+rules:
+  auction:
+    opening: {{value: at_least, ruling: "The test table lets the first bid be any amount from the opening bid."}}
+    marriage_needed_above: {{value: 240, ruling: "The test table asks for a marriage above 240."}}
+    max_bid: {{value: 430, ruling: "The test table caps bids and contracts at 430."}}
+  marriages:
+    values: {{value: {{S: 135, C: 40, D: 40, H: 130}}, ruling: "The test table gives its marriages these values."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -574,6 +591,19 @@ def test_a_count_the_give_up_events_show_is_tried_for_a_count_knob(tmp_path: Pat
     fixed_50 = _value(result.rules, "giving_up.defender_gain") == "fixed" and _value(
         result.rules, "giving_up.defender_gain_amount") == 50
     assert _value(result.rules, "giving_up.defender_gain") == "half_bid" or fixed_50
+
+
+def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_path: Path) -> None:
+    """No deal of the corpus declares a clubs marriage under these rules, so the events show
+    spades, diamonds and hearts at 135, 40 and 130 but nothing of clubs at 40. Under the
+    marriage ceiling (the condition, 240, plus the marriages held) a holder of clubs alone is
+    offered bids up to 280 where the reference, with clubs at 60, offers 300: 20 below. The clubs value is
+    read from those legal sets; the table with clubs at 60 leaves them as a residual no knob
+    explains (false)."""
+    path = _house(tmp_path, CLUBS_40, "clubs-40")
+    result, _ = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "marriages.values") == {"S": 135, "C": 40, "D": 40, "H": 130}
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

@@ -34,6 +34,7 @@ READINGS = 6  # numbers read from the observations tried for one knob, the commo
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
+MARRIAGE_MOST = 1000  # the most a marriage may be worth (the schema's maximum)
 SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
 # Score lines: the knob, and the event that shows a player's score reached it. The barrel
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
@@ -123,6 +124,11 @@ class Readings:
     # only the knobs its sample's cases exercise, and those cases were written for other rules
     stepped: set[str] = field(default_factory=set)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
+    # suit -> how far the implementation's highest offered amount lay from the reference's in
+    # the differing legal sets of a holder of that suit's marriage alone. Under a marriage
+    # ceiling a clubs marriage worth 40 shows as a clubs holder's bids stopping 20 below the
+    # reference's, though no clubs marriage is declared on the whole corpus
+    held: dict[str, collections.Counter[int]] = field(default_factory=dict)
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
@@ -210,6 +216,17 @@ class Readings:
             if offered and max(offered) - worth > 0:
                 self.conditions[max(offered) - worth] += 1
 
+    def _add_held(self, d: observe.Difference) -> None:
+        """How far apart the two sides' highest amounts lie for a holder of one marriage (``held``)."""
+        held = _hand_to_act(d.before if isinstance(d.before, dict) else {})
+        pairs = [suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held] if held is not None else []
+        if len(pairs) != 1:
+            return
+        for word in AMOUNT_WORDS:
+            theirs, mine = _offered(d.actual, word), _offered(d.expected, word)
+            if theirs and mine and max(theirs) != max(mine):
+                self.held.setdefault(pairs[0], collections.Counter())[max(theirs) - max(mine)] += 1
+
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
         it, and a step above the highest that played on past it; for the marriage line, the
@@ -247,6 +264,8 @@ class Readings:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
                 self._add_condition(d)
+            if "marriages.values" in evidence.deciding_knobs(d):
+                self._add_held(d)
             if steps_apart(d.expected, d.actual):
                 self.stepped.update(k for k in evidence.deciding_knobs(d) if k in STEP_KNOBS)
         amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
@@ -318,16 +337,24 @@ class Readings:
                         self.shifted, self.replaced, self.counts):
             by_knob.clear()
         self.stepped.clear()
+        self.held.clear()
         self.conditions.clear()
         self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
-        """The marriage table the events showed (the commonest points per suit), over ``current``."""
-        if not self.marriages:
-            return []
+        """The marriage table the events showed (the commonest points per suit), over
+        ``current``; then, over each of the two, one suit moved as far as its holders' highest
+        amounts lay apart (``held``)."""
         shown = {**current, **{suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}}
-        return [shown] if shown != current else []
+        tables = [shown] if shown != current else []
+        for base in (current, shown):
+            for suit, apart in self.held.items():
+                for delta, _count in apart.most_common(EDGES):
+                    moved = {**base, suit: base[suit] + delta} if _integer(base.get(suit)) else base
+                    if moved != current and moved not in tables and 0 <= moved[suit] <= MARRIAGE_MOST:
+                        tables.append(moved)
+        return tables
 
 
 def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
