@@ -254,6 +254,22 @@ rules:
 """
 
 
+HOLDERS = """\
+profile: {name}
+title: Polish tournament with marriage values no declaration shows
+status: draft
+summary: Polish tournament rules with a marriage needed above 460, bids up to 600 and marriages worth 20, 35, 35 and 70.
+extends: polish-tournament
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 460, ruling: "The test table asks for a marriage above 460."}}
+    max_bid: {{value: 600, ruling: "The test table caps bids and contracts at 600."}}
+  marriages:
+    values: {{value: {{S: 20, C: 35, D: 35, H: 70}}, ruling: "The test table gives its marriages these values."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -604,6 +620,21 @@ def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_p
     result, _ = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
     assert not result.residual
     assert _value(result.rules, "marriages.values") == {"S": 135, "C": 40, "D": 40, "H": 130}
+
+
+def test_a_marriage_table_is_read_from_the_holders_highest_bids_when_no_declaration_shows(tmp_path: Path) -> None:
+    """The engine answers every marriage declaration ``unsupported``, so no event shows a
+    marriage's points. Under the marriage ceiling a holder is offered bids up to the
+    condition (460) plus the marriages held, to the step below: spades alone up to 480
+    (20 to 29), clubs or diamonds alone 490 (30 to 39 each), hearts alone 530 (70 to 79),
+    clubs with diamonds 530 (70 to 79 together: 35 each on a grid of 5). Only that table
+    plays every holder's bids; on the parent fit took a maximum of 530 for the hearts
+    holders' bids and left 55 cases as a residual no knob explains (false)."""
+    path = _house(tmp_path, HOLDERS, "holders")
+    result, _ = _fit("polish-tournament", [*PARTIAL, "marriage", "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "marriages.values") == {"S": 20, "C": 35, "D": 35, "H": 70}
+    assert _value(result.rules, "auction.max_bid") == 600
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence, TypeGuard
 
@@ -34,7 +35,7 @@ READINGS = 6  # numbers read from the observations tried for one knob, the commo
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
-MARRIAGE_MOST = 1000  # the most a marriage may be worth (the schema's maximum)
+MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
 SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
 # Score lines: the knob, and the event that shows a player's score reached it. The barrel
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
@@ -124,11 +125,12 @@ class Readings:
     # only the knobs its sample's cases exercise, and those cases were written for other rules
     stepped: set[str] = field(default_factory=set)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
-    # suit -> how far the implementation's highest offered amount lay from the reference's in
-    # the differing legal sets of a holder of that suit's marriage alone. Under a marriage
-    # ceiling a clubs marriage worth 40 shows as a clubs holder's bids stopping 20 below the
-    # reference's, though no clubs marriage is declared on the whole corpus
-    held: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # the marriages a bidder held (suits), the highest bid the implementation offered it and
+    # the step between its bids. Under a marriage ceiling each shows the worth of the
+    # marriages held to within a step: a clubs marriage worth 40 shows as a clubs holder's
+    # bids stopping at the condition plus 40, though no deal declares one (``marriage_tables``)
+    held: collections.Counter[tuple[tuple[str, ...], int, int]] = field(default_factory=collections.Counter)
+    condition: int | None = None  # the marriage condition under the rules read against
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
@@ -139,6 +141,7 @@ class Readings:
             self._add_talon_line(step.reply.events)
             if step.legal:
                 self._add_legal(step.legal)
+                self._add_held(before, step.legal)
             self._add_marriage_line(before, step)
             before = step.state if isinstance(step.state, dict) else {}
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
@@ -216,16 +219,13 @@ class Readings:
             if offered and max(offered) - worth > 0:
                 self.conditions[max(offered) - worth] += 1
 
-    def _add_held(self, d: observe.Difference) -> None:
-        """How far apart the two sides' highest amounts lie for a holder of one marriage (``held``)."""
-        held = _hand_to_act(d.before if isinstance(d.before, dict) else {})
-        pairs = [suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held] if held is not None else []
-        if len(pairs) != 1:
-            return
-        for word in AMOUNT_WORDS:
-            theirs, mine = _offered(d.actual, word), _offered(d.expected, word)
-            if theirs and mine and max(theirs) != max(mine):
-                self.held.setdefault(pairs[0], collections.Counter())[max(theirs) - max(mine)] += 1
+    def _add_held(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
+        """The marriages the bidder held and the highest bid it was offered (``held``)."""
+        held = _hand_to_act(before) if before.get("phase") == "auction" else None
+        pairs = tuple(suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held) if held is not None else ()
+        offered = sorted(_offered(legal, "bid"))
+        if pairs and len(offered) > 1:
+            self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
 
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
@@ -264,8 +264,6 @@ class Readings:
                     self.gaps.setdefault(knob, collections.Counter()).update(apart)
             if "auction.marriage_needed_above" in evidence.deciding_knobs(d):
                 self._add_condition(d)
-            if "marriages.values" in evidence.deciding_knobs(d):
-                self._add_held(d)
             if steps_apart(d.expected, d.actual):
                 self.stepped.update(k for k in evidence.deciding_knobs(d) if k in STEP_KNOBS)
         amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
@@ -326,35 +324,59 @@ class Readings:
         shown = self.replaced.get(-current) if _integer(current) and current > 0 else None
         return collections.Counter({-n: count for n, count in shown.items() if n < 0}) if shown else None
 
-    def fresh(self, marriage_values: dict[str, Any] | None = None) -> None:
+    def fresh(self, marriage_values: dict[str, Any] | None = None, condition: Any = None) -> None:
         """Forget all that was read from differences: what is read next is read against the
         rules now. A gap is measured from the rules the reference played under (one read
         before the marriage condition moved from 120 to 495, 375, says nothing about the four
         aces now), and a maximum of 575 that two legal sets still show is otherwise crowded
         out of the few edges tried by the amounts read under earlier rules.
-        ``marriage_values``: the marriages' points under the rules now (for ``conditions``)."""
+        ``marriage_values`` and ``condition``: the marriages' points and the marriage condition
+        under the rules now (for ``conditions`` and ``held``)."""
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
                         self.shifted, self.replaced, self.counts):
             by_knob.clear()
         self.stepped.clear()
-        self.held.clear()
         self.conditions.clear()
         self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
+        self.condition = condition if _integer(condition) else None
 
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
         """The marriage table the events showed (the commonest points per suit), over
-        ``current``; then, over each of the two, one suit moved as far as its holders' highest
-        amounts lay apart (``held``)."""
+        ``current``, then the tables the holders' highest amounts show (``marriage_tables``)."""
         shown = {**current, **{suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}}
         tables = [shown] if shown != current else []
-        for base in (current, shown):
-            for suit, apart in self.held.items():
-                for delta, _count in apart.most_common(EDGES):
-                    moved = {**base, suit: base[suit] + delta} if _integer(base.get(suit)) else base
-                    if moved != current and moved not in tables and 0 <= moved[suit] <= MARRIAGE_MOST:
-                        tables.append(moved)
-        return tables
+        return tables + [t for t in self.marriage_tables(shown) if t != current and t not in tables]
+
+    def marriage_tables(self, shown: dict[str, Any]) -> list[dict[str, Any]]:
+        """The marriage tables under which every holder's highest amount in ``held`` is the
+        condition plus its marriages' worth, to the step below: a holder of clubs alone
+        offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and with
+        diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
+        holder held alone keeps its value in ``shown``, the table the events showed."""
+        # the highest bid anyone was offered is the maximum's, not the ceiling's
+        ceilings = [(pairs, top, step) for pairs, top, step in self.held if top < max(self.amounts, default=0)]
+        if self.condition is None or not ceilings:
+            return []
+        choices: dict[str, list[int]] = {}
+        for pairs, top, step in ceilings:
+            if len(pairs) == 1 and pairs[0] not in choices and top > self.condition:
+                low, suit = top - self.condition, pairs[0]
+                # the worth a declaration showed first, where the holders allow it
+                worths = range(low + (-low) % CONTRACT_STEP, low + step, CONTRACT_STEP)
+                choices[suit] = sorted(worths, key=lambda worth: worth != shown.get(suit))
+        suits = [suit for suit in SUITS if choices.get(suit)]
+        if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
+            return []
+        tables: list[dict[str, Any]] = []
+        for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
+            table = {**shown, **dict(zip(suits, combination))}
+            if all(top <= self.condition + sum(table[suit] for suit in pairs) < top + step
+                   for pairs, top, step in ceilings):
+                tables.append(table)
+        # none consistent with every holder (an amount capped by another rule): the first
+        # worth each holder of one marriage allows
+        return tables[:EDGES] or [{**shown, **{suit: choices[suit][0] for suit in suits}}]
 
 
 def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:

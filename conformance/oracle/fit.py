@@ -642,7 +642,7 @@ class Fitter:
         searches read, and a marriage condition of 340 that the contracts show once the
         auction is right is crowded out by the 330 the auctions showed under earlier rules."""
         sample = list(group.cases[:SAMPLE])
-        self.read.fresh(rules["marriages"]["values"])
+        self.read.fresh(rules["marriages"]["values"], rules["auction"]["marriage_needed_above"])
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
@@ -943,7 +943,7 @@ class Fitter:
         cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
-        self.read.fresh(rules["marriages"]["values"])
+        self.read.fresh(rules["marriages"]["values"], rules["auction"]["marriage_needed_above"])
         for case_id, found in now.items():
             for d in found.differing:
                 self.read.add_difference(d)
@@ -1058,7 +1058,7 @@ class Fitter:
         of each knob deciding at least half of those observations (a score line's values are
         read from the scores, and a match target above 1000 is the seventh of them)."""
         seen = self.weigh(back, [example])[example]
-        self.read.fresh(back["marriages"]["values"])
+        self.read.fresh(back["marriages"]["values"], back["auction"]["marriage_needed_above"])
         live = self.live(back)
         counted: collections.Counter[str] = collections.Counter()
         fixed = 0
