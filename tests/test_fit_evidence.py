@@ -270,6 +270,26 @@ rules:
 """
 
 
+ONE_STEP = """\
+profile: {name}
+title: Polish raised one step of 20 at a time
+status: draft
+summary: Polish rules in which each bid raises the last by one step of 20, with no marriage ceiling, and no contract raise.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    bid_step: {{value: 20, ruling: "The test table bids in steps of 20."}}
+    raise: {{value: one_step, ruling: "The test table lets a bid raise the last by one step only."}}
+    ceiling: {{value: none, ruling: "The test table has no marriage ceiling."}}
+    marriage_needed_above: {{value: null, ruling: "The test table asks for no marriage to bid high."}}
+    max_bid: {{value: 535, ruling: "The test table caps bids and contracts at 535."}}
+    opener_may_pass: {{value: true, ruling: "The test table lets the opener pass."}}
+  talon:
+    contract_raise: {{value: false, ruling: "The test table lets no declarer raise the contract after the talon."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -635,6 +655,18 @@ def test_a_marriage_table_is_read_from_the_holders_highest_bids_when_no_declarat
     assert not result.residual
     assert _value(result.rules, "marriages.values") == {"S": 20, "C": 35, "D": 35, "H": 70}
     assert _value(result.rules, "auction.max_bid") == 600
+
+
+def test_a_step_shown_only_from_the_high_bid_to_the_one_bid_offered_is_read(tmp_path: Path) -> None:
+    """Each bid raises the last by one step of 20, so each bid legal set offers one amount
+    (120 over a high bid of 100) and shows no step between its amounts. The step is read
+    from the high bid to the least bid offered over it. On the parent fit took a step of 4
+    and left 178 cases as a residual no knob explains (false)."""
+    path = _house(tmp_path, ONE_STEP, "one-step")
+    result, _ = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.bid_step") == 20
+    assert _value(result.rules, "auction.raise") == "one_step"
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

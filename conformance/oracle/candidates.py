@@ -142,6 +142,7 @@ class Readings:
             if step.legal:
                 self._add_legal(step.legal)
                 self._add_held(before, step.legal)
+                self._add_raise(before, step.legal)
             self._add_marriage_line(before, step)
             before = step.state if isinstance(step.state, dict) else {}
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
@@ -218,6 +219,13 @@ class Readings:
             offered = _offered(d.actual, word)
             if offered and max(offered) - worth > 0:
                 self.conditions[max(offered) - worth] += 1
+
+    def _add_raise(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
+        """The step from the high bid to the least bid offered over it: where a bid may only
+        be raised by one step, each legal set offers one amount and shows no step within it."""
+        offered, high = _offered(legal, "bid"), before.get("high_bid")
+        if before.get("phase") == "auction" and offered and _integer(high) and min(offered) > high:
+            self.steps[min(offered) - high] += 1
 
     def _add_held(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
         """The marriages the bidder held and the highest bid it was offered (``held``)."""
