@@ -304,6 +304,22 @@ rules:
 """
 
 
+SHIFTED = """\
+profile: {name}
+title: Classic with a marriage ceiling over 160 and an opening of 205
+status: draft
+summary: Classic rules with a marriage ceiling over a condition of 160, an opening bid of 205 and bids up to 330.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    ceiling: {{value: marriages_held, ruling: "The test table caps a bidder at the condition plus the marriages held."}}
+    marriage_needed_above: {{value: 160, ruling: "The test table asks for a marriage above 160."}}
+    max_bid: {{value: 330, ruling: "The test table caps bids and contracts at 330."}}
+    opening_bid: {{value: 205, ruling: "The test table opens the bidding at 205."}}
+"""
+
+
 def _house(tmp_path: Path, text: str, name: str) -> Path:
     path = tmp_path / f"{name}.yaml"
     path.write_text(text.format(name=name), encoding="utf-8")
@@ -694,6 +710,22 @@ def test_four_aces_offered_on_the_first_lead_are_searched_with_the_first_trick(t
     assert not result.residual
     assert _value(result.rules, "marriages.first_trick") is True
     assert _value(result.rules, "marriages.four_aces") == 250
+
+
+def test_a_marriage_table_is_not_read_over_a_condition_the_bidders_contradict(tmp_path: Path) -> None:
+    """A bidder with no marriage is offered no bid (the condition, 160, is below the opening
+    of 205), so only holders show the ceiling: clubs alone up to 220 (160 + 60), diamonds
+    alone 240, clubs with diamonds 300. Read over classic's condition of 120, clubs alone
+    would be worth 100 and diamonds 120, 220 together, where the pair shows 180: no table
+    agrees over 120. Over 160, the condition under which the holders keep classic's worths,
+    the table is classic's and the condition is the change. On the parent fit took clubs,
+    diamonds and hearts 40 above classic's with a maximum of 300 and left a residual."""
+    path = _house(tmp_path, SHIFTED, "shifted")
+    result, _ = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.marriage_needed_above") == 160
+    assert _value(result.rules, "marriages.values") == {"S": 40, "C": 60, "D": 80, "H": 100}
+    assert _value(result.rules, "auction.max_bid") == 330
 
 
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:

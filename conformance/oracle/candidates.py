@@ -228,12 +228,14 @@ class Readings:
             self.steps[min(offered) - high] += 1
 
     def _add_held(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
-        """The marriages the bidder held and the highest bid it was offered (``held``)."""
+        """The marriages the bidder held and the highest bid it was offered (``held``); four
+        aces, which may count as a marriage, leave a hand out."""
         held = _hand_to_act(before) if before.get("phase") == "auction" else None
-        pairs = tuple(suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held) if held is not None else ()
         offered = sorted(_offered(legal, "bid"))
-        if pairs and len(offered) > 1:
-            self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
+        if held is None or {"A" + suit for suit in SUITS} <= held or len(offered) < 2:
+            return
+        pairs = tuple(suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held)
+        self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
 
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
@@ -357,34 +359,69 @@ class Readings:
         return tables + [t for t in self.marriage_tables(shown) if t != current and t not in tables]
 
     def marriage_tables(self, shown: dict[str, Any]) -> list[dict[str, Any]]:
-        """The marriage tables under which every holder's highest amount in ``held`` is the
-        condition plus its marriages' worth, to the step below: a holder of clubs alone
-        offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and with
-        diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
-        holder held alone keeps its value in ``shown``, the table the events showed."""
+        """The marriage tables under which every holder's highest bid in ``held`` is the
+        marriage condition plus its marriages' worth, to the step below: a holder of clubs
+        alone offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and
+        with diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
+        holder held alone keeps its value in ``shown``, the table the events showed. Where no
+        table agrees with every holder (a bid capped by another rule), the first worth each
+        holder of one marriage allows over the first condition."""
         # the highest bid anyone was offered is the maximum's, not the ceiling's
         ceilings = [(pairs, top, step) for pairs, top, step in self.held if top < max(self.amounts, default=0)]
-        if self.condition is None or not ceilings:
-            return []
+        conditions = self._shown_conditions(shown, ceilings)
+        tables: list[dict[str, Any]] = []
+        for condition in conditions:
+            tables += [t for t in self._tables(shown, condition, ceilings) if t not in tables]
+        if tables or not conditions:
+            return tables
+        choices = self._worths(shown, conditions[0], ceilings)
+        return [{**shown, **{suit: worths[0] for suit, worths in choices.items()}}] if choices else []
+
+    def _shown_conditions(self, shown: dict[str, Any], ceilings: list[tuple[tuple[str, ...], int, int]]) -> list[int]:
+        """The marriage conditions to read the worths over: the highest bid of bidders with no
+        marriage (their commonest, to the step below on a grid of 5), the rules' condition, and
+        the one under which the most holders of one marriage show its worth in ``shown``. A
+        condition of 160 over an opening of 205 leaves a bidder with no marriage no bid, and
+        holders alone show only the condition plus their worth: read over the rules' 120, a
+        table 40 above every value stands in for the condition."""
+        found: list[int] = []
+        plain = collections.Counter((top, step) for pairs, top, step in ceilings if not pairs)
+        if plain:
+            (top, step), _count = plain.most_common(1)[0]
+            found.append(top + (-top) % CONTRACT_STEP)
+        if self.condition is not None:
+            found.append(self.condition)
+        kept = collections.Counter(top - shown[pairs[0]] for pairs, top, _step in ceilings
+                                   if len(pairs) == 1 and _integer(shown.get(pairs[0])))
+        found += [condition for condition, _count in kept.most_common(1)]
+        return list(dict.fromkeys(found))
+
+    def _worths(self, shown: dict[str, Any], condition: int,
+                ceilings: list[tuple[tuple[str, ...], int, int]]) -> dict[str, list[int]]:
+        """Per suit a holder of it alone shows, the worths its highest bid allows over
+        ``condition`` on a grid of 5, the worth in ``shown`` first."""
         choices: dict[str, list[int]] = {}
         for pairs, top, step in ceilings:
-            if len(pairs) == 1 and pairs[0] not in choices and top > self.condition:
-                low, suit = top - self.condition, pairs[0]
-                # the worth a declaration showed first, where the holders allow it
+            if len(pairs) == 1 and pairs[0] not in choices and top > condition:
+                low, suit = top - condition, pairs[0]
                 worths = range(low + (-low) % CONTRACT_STEP, low + step, CONTRACT_STEP)
                 choices[suit] = sorted(worths, key=lambda worth: worth != shown.get(suit))
-        suits = [suit for suit in SUITS if choices.get(suit)]
+        return {suit: worths for suit, worths in choices.items() if worths}
+
+    def _tables(self, shown: dict[str, Any], condition: int,
+                ceilings: list[tuple[tuple[str, ...], int, int]]) -> list[dict[str, Any]]:
+        """The tables over ``condition`` every holder in ``ceilings`` agrees with."""
+        choices = self._worths(shown, condition, ceilings)
+        suits = [suit for suit in SUITS if suit in choices]
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
             return []
         tables: list[dict[str, Any]] = []
         for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
             table = {**shown, **dict(zip(suits, combination))}
-            if all(top <= self.condition + sum(table[suit] for suit in pairs) < top + step
-                   for pairs, top, step in ceilings):
+            if all(top <= condition + sum(table[suit] for suit in pairs) < top + step
+                   for pairs, top, step in ceilings if pairs):
                 tables.append(table)
-        # none consistent with every holder (an amount capped by another rule): the first
-        # worth each holder of one marriage allows
-        return tables[:EDGES] or [{**shown, **{suit: choices[suit][0] for suit in suits}}]
+        return tables[:EDGES]
 
 
 def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
