@@ -36,3 +36,23 @@ def test_one_finding_per_check_of_a_step() -> None:
     twice = [difference("legal", "missing play", ["play KS"], ["play 9S"], BEFORE),
              difference("legal", "unexpected play", ["play KS"], ["play 9S"], BEFORE)]
     assert len(observe.findings(twice)) == 1
+
+
+def test_an_event_sent_twice_is_named_as_the_extra_event() -> None:
+    """The implementation sends a half-marriage bonus twice where the reference sends it
+    once: every event of each side equals one of the other's, and the second bonus is the
+    extra one (it was read as an extra event of no type, decided by no knob)."""
+    bonus = {"type": "bonus", "player": 1, "kind": "half_marriage", "points": 27}
+    trick = {"type": "trick_won", "player": 1, "trick": 6, "cards": ["QD", "9D", "KD"], "points": 7}
+    twice = difference("event", "unexpected bonus", {"events": [trick, bonus]}, {"events": [trick, bonus, bonus]})
+    found = observe.findings([twice])[0]
+    assert found["signature"] == "event[play] unexpected bonus"
+    assert "marriages.half_capture_bonus" in found["knobs"]
+
+
+def test_an_event_with_a_field_more_is_named_as_the_extra_event() -> None:
+    """The reference's trick_won is found among the implementation's (its keys match), yet
+    the implementation's has a field more: that event is the extra one."""
+    trick = {"type": "trick_won", "player": 1, "trick": 6, "cards": ["QD", "9D", "KD"], "points": 7}
+    wider = difference("event", "unexpected trick_won", {"events": [trick]}, {"events": [{**trick, "bonus": 5}]})
+    assert observe.findings([wider])[0]["signature"] == "event[play] unexpected trick_won"

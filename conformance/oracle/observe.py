@@ -1124,13 +1124,26 @@ def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         missing = unmatched_event(wanted, sent)
         if missing is not None:
             return diagnosis.event_finding(d.phase, wanted[missing], sent, same)
-        extra: Any = next((e for e in sent if not any(equal(e, w) for w in wanted)), {})
+        extra = _extra_event(wanted, sent)
         kind = str(extra.get("type")) if isinstance(extra, dict) else "?"
         return f"event[{d.phase}] unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind)
     if d.kind == "state":
         name = d.detail.split(".")[1] if d.detail.count(".") else d.detail
         return f"state.{name}", *diagnosis.decided("state", name)
     return d.signature, (), ()  # the record ended otherwise: no knob decides a broken reply
+
+
+def _extra_event(wanted: Sequence[Any], sent: Sequence[Any]) -> Any:
+    """The first event the implementation sent beyond the reference's, each wanted event
+    taken in order by the first equal one left: a second bonus event equal to the first is
+    the extra one, though an equal event was wanted (and one with a field more is extra)."""
+    position, used = 0, set()
+    for event in wanted:
+        while position < len(sent) and not equal(event, sent[position]):
+            position += 1
+        used.add(position)
+        position += 1
+    return next((e for index, e in enumerate(sent) if index not in used), {})
 
 
 def _brief(value: Any, limit: int = 100) -> str:
