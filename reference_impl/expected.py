@@ -133,6 +133,17 @@ def met(reply: dict[str, Any], expected: Expected) -> bool:
     return written(_without_message(reply)) == expected.written
 
 
+_NO_EVENTS = marshal.dumps([], 0)  # the events of most actions, as ``Expected.events`` holds them
+
+
+def same_events(events: list[Any], written: bytes) -> bool:
+    """Are an acceptance's events exactly those ``written`` (``Expected.events``)? None, the
+    events of most actions, are told without being written."""
+    if type(events) is not list:
+        return False
+    return written == _NO_EVENTS if not events else marshal.dumps(events, 0) == written
+
+
 def met_state(taken: Snapshot, expected: Expected) -> bool:
     """Is the state of snapshot ``taken`` exactly the one expected? Two equal snapshots are the
     same observation (``reference_impl.snapshot``): compared as snapshots, a fifth of the cost

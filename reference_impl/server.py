@@ -270,7 +270,9 @@ class Server:
         """The requests of an expectation, as ``_carry_out`` carries them out; those of a step
         (legal, apply, state) go to the engine directly, read once when it was kept (a step's
         request is otherwise looked up and dispatched again at every replay), and each reply
-        is compared the cheapest way its expectation allows before any is built."""
+        is compared the cheapest way its expectation allows before any is built. A reply that
+        comparison finds different is written without being compared again: one of another
+        kind than the expected one (a legal set where a refusal was expected) is never it."""
         for kind, request, want in kept.steps:
             state = self.state
             if state is None or kind is expected.OTHER:
@@ -281,32 +283,32 @@ class Server:
             elif kind is expected.LEGAL:
                 actions = state.legal_actions()
                 if want is not None and actions == want.actions:  # a list of strings equal to one is the same
-                    replies.run += 1
-                elif not self._add_or_count({"actions": actions}, want, replies):
-                    return
-            elif not self._add_or_count(self._applied_expecting(state, request["action"], want), want, replies):
+                    replies.met()
+                else:
+                    replies.add({"actions": actions})
+            elif not self._apply_expecting(state, request["action"], want, replies):
                 return
 
     @staticmethod
-    def _applied_expecting(state: MatchState, action: str, want: expected.Expected | None) -> dict[str, Any] | None:
-        """The reply to ``apply``, or None for an acceptance whose events are exactly those expected."""
+    def _apply_expecting(state: MatchState, action: str, want: expected.Expected | None, replies: _Replies) -> bool:
+        """Apply ``action``: its reply counted where it is exactly ``want``, else added; False
+        when it is ``errored``. An acceptance is compared by its events alone (``Expected.events``:
+        none where the expected reply is no acceptance), a refusal as written."""
         try:
             events = state.apply(action)
         except RefusedActionError as exc:
-            return _refused(exc)
+            refused = _refused(exc)
+            if want is not None and expected.met(refused, want):
+                replies.met()
+                return True
+            return replies.add(refused)
         except Exception as exc:  # noqa: BLE001 - as _answer: the server must answer, never crash
-            return _errored(exc)
-        if want is not None and want.events is not None and type(events) is list and marshal.dumps(events, 0) == want.events:
-            return None
-        return {"ok": True, "events": events}
-
-    @staticmethod
-    def _add_or_count(reply: dict[str, Any] | None, want: expected.Expected | None, replies: _Replies) -> bool:
-        """Count a reply exactly as expected (None: known to be), else add it; False once errored."""
-        if reply is None or (want is not None and "errored" not in reply and expected.met(reply, want)):
+            return replies.add(_errored(exc))
+        if want is not None and want.events is not None and expected.same_events(events, want.events):
             replies.met()
-            return True
-        return replies.add(reply)
+        else:
+            replies.add({"ok": True, "events": events})
+        return True
 
     def _carry_out(self, requests: list[Any], wanted: list[expected.Expected | None] | None, replies: _Replies) -> bool:
         """Carry out batched requests, each reply added (or counted, where exactly the one
