@@ -2,7 +2,9 @@
 
 A card code is rank then suit (``AS``, ``10H``, ``QD``, ``9C``), as DESIGN.md fixes it.
 Every card is interned: ``Card.parse`` returns one shared instance per code, so cards
-compare and hash cheaply in the engine's hot path.
+compare and hash cheaply in the engine's hot path. So is every action string of a legal
+list (``sys.intern``): a legal set the server was told to expect, its strings interned too,
+is compared with the engine's string by string by identity.
 
 A set of cards (a hand, the talon) is a 24-bit mask, one bit per card in the state's
 order (suit S, C, D, H, then rank A..9): card ``n`` of that order is bit ``n``, and each
@@ -16,6 +18,7 @@ from __future__ import annotations
 import functools
 import operator
 import random
+import sys
 from typing import Iterable
 
 from .errors import MalformedActionError
@@ -138,7 +141,7 @@ def _half_plays(half: int) -> tuple[tuple[str, ...], ...]:
     # every pattern of the cards before it, so every tuple comes out sorted
     by_order: list[tuple[str, ...]] = [()]
     for c in in_order:
-        play = ("play " + c.code,)
+        play = (sys.intern("play " + c.code),)
         by_order += [plays + play for plays in by_order]
     # a pattern of the half's bits re-indexed into that order, one look-up per suit
     first, second = (tuple(sum(1 << in_order.index(c) for c in held[6 * s:6 * s + 6] if pattern >> c.sort_key % 6 & 1)
@@ -184,9 +187,9 @@ def declarations(held: Mask, marriages: bool, aces: bool) -> tuple[str, ...]:
     ``held`` (given as ``declarable`` gives them: at most 32 patterns), each pattern worked out once."""
     declared = []
     if marriages:
-        declared = [f"play {c.code} marriage" for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]
+        declared = [sys.intern(f"play {c.code} marriage") for pair in MARRIAGE.values() if held & pair == pair for c in cards_of(pair)]
     if aces and held & ACES == ACES:
-        declared += [f"play {c.code} aces" for c in cards_of(ACES)]
+        declared += [sys.intern(f"play {c.code} aces") for c in cards_of(ACES)]
     return tuple(declared)
 
 
@@ -204,7 +207,7 @@ _PLACES: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(tuple(6 * k + r for r in range(6) if pattern >> r & 1) for pattern in range(64)) for k in range(4)
 )
 # _GIVES[a][b]: "give A B" for the cards at places a and b of the code order
-_GIVES: tuple[tuple[str, ...], ...] = tuple(tuple(f"give {a.code} {b.code}" for b in _IN_CODE_ORDER) for a in _IN_CODE_ORDER)
+_GIVES: tuple[tuple[str, ...], ...] = tuple(tuple(sys.intern(f"give {a.code} {b.code}") for b in _IN_CODE_ORDER) for a in _IN_CODE_ORDER)
 
 
 def give_actions(hand: Mask) -> list[str]:

@@ -17,6 +17,7 @@ compares afterwards comes out as if it had read the reply itself.
 from __future__ import annotations
 
 import marshal
+import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -35,7 +36,8 @@ class ExpectationError(ValueError):
 @dataclass(frozen=True)
 class Expected:
     """A reply expected, as ``written`` writes it; a legal set also as its list of strings
-    (two lists of strings that are ``==`` are the same JSON value: nothing to write), an
+    (two lists of strings that are ``==`` are the same JSON value: nothing to write; interned,
+    as the engine's are, so that equal strings are the same objects), an
     acceptance ``{"ok": true, "events": [...]}`` also as its events written, a state also as
     its snapshot (``snapshot.read``; None for a value that is no snapshot's observation, then
     compared as written)."""
@@ -119,7 +121,7 @@ def _state(reply: dict[str, Any], last: dict[str, Any] | None, changes: bool) ->
 def _reply(reply: dict[str, Any]) -> Expected:
     actions, events = reply.get("actions"), reply.get("events")
     if isinstance(actions, list) and len(reply) == 1 and all(type(action) is str for action in actions):
-        return Expected(marshal.dumps(reply, 0), actions)
+        return Expected(marshal.dumps(reply, 0), [sys.intern(action) for action in actions])
     if list(reply) == ["ok", "events"] and reply["ok"] is True and isinstance(events, list):
         return Expected(marshal.dumps(reply, 0), None, marshal.dumps(events, 0))
     return Expected(marshal.dumps(_without_message(reply), 0))

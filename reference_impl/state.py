@@ -13,6 +13,7 @@ import copy
 import functools
 import marshal
 import operator
+import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Mapping, Sequence
@@ -1016,7 +1017,7 @@ def amount_actions(a: AuctionRules, word: str, low: int, top: int) -> tuple[str,
     sorted as strings. The same few ranges come back at every auction, hence the cache."""
     actions = []
     while low <= top:
-        actions.append(f"{word} {low}")
+        actions.append(sys.intern(f"{word} {low}"))
         low = next_on_grid(a, low)
     return tuple(sorted(actions))
 
