@@ -125,12 +125,10 @@ class MatchState:
         if "scores" in match:
             self.scores = [v if type(v) is int else to_fraction(v, f"match.scores[{i}]")  # to_fraction(n) is n
                            for i, v in enumerate(_three(match["scores"], "match.scores"))]
-        for field in ("bolts", "give_ups"):
-            if field in match:
-                values = _three(match[field], f"match.{field}")
-                if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
-                    raise EngineError(f"match.{field}: expected three non-negative integers, got {values!r}")
-                setattr(self, field, list(values))
+        if "bolts" in match:
+            self.bolts = _counts(match["bolts"], "match.bolts")
+        if "give_ups" in match:
+            self.give_ups = _counts(match["give_ups"], "match.give_ups")
         if "barrel" in match:
             self.barrel = [_barrel_seat(v, i) for i, v in enumerate(_three(match["barrel"], "match.barrel"))]
         if match.get("winner") is not None:
@@ -1048,12 +1046,25 @@ def _three(value: Any, where: str) -> list[Any]:
     return value
 
 
+def _counts(value: Any, where: str) -> list[int]:
+    """Three non-negative integers (a bool is none), as a list of the engine's own."""
+    values = _three(value, where)
+    first, second, third = values
+    if type(first) is int and type(second) is int and type(third) is int and first >= 0 and second >= 0 and third >= 0:
+        return [first, second, third]  # what a runner sends, told by type alone, without a generator run per value
+    if any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in values):
+        raise EngineError(f"{where}: expected three non-negative integers, got {values!r}")
+    return list(values)
+
+
 def _barrel_seat(value: Any, seat: int) -> BarrelSeat:
     if type(value) is not dict and not isinstance(value, Mapping):  # a dict told without typing's slow check
         raise EngineError(f"match.barrel[{seat}]: expected {{on, attempts, failed_visits}}, got {value!r}")
     on = value.get("on", False)
     attempts = value.get("attempts", 0)
     failed = value.get("failed_visits", 0)
+    if type(on) is bool and type(attempts) is int and type(failed) is int and attempts >= 0 and failed >= 0:
+        return BarrelSeat(on, attempts, failed)  # as _counts: what a runner sends, told by type alone
     if not isinstance(on, bool) or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for v in (attempts, failed)):
         raise EngineError(f"match.barrel[{seat}]: expected on true/false and non-negative integer attempts and "
                           f"failed_visits, got {value!r}")
