@@ -283,7 +283,7 @@ class Server:
             elif kind is expected.LEGAL:
                 actions = state.legal_actions()
                 if want is not None and actions == want.actions:  # a list of strings equal to one is the same
-                    replies.met()
+                    replies.run += 1  # as ``met``, without the call (most legal lists are as expected)
                 else:
                     replies.add({"actions": actions})
             elif not self._apply_expecting(state, request["action"], want, replies):
@@ -305,7 +305,7 @@ class Server:
         except Exception as exc:  # noqa: BLE001 - as _answer: the server must answer, never crash
             return replies.add(_errored(exc))
         if want is not None and want.events is not None and expected.same_events(events, want.events):
-            replies.met()
+            replies.run += 1  # likewise
         else:
             replies.add({"ok": True, "events": events})
         return True
@@ -484,8 +484,8 @@ class _Replies:
         (none when it is counted)."""
         taken = state.snapshot()
         previous, self.previous = self.previous, taken
-        if wanted is not None and expected.met_state(taken, wanted):
-            self.met()
+        if wanted is not None and (taken == wanted.snapshot or wanted.snapshot is None and expected.met_state(taken, wanted)):
+            self.run += 1  # as ``met``, without the call: most states of a replay are as expected
             return {}
         if previous is None or not self.changes:
             fields = snapshot.observation(taken)
