@@ -89,6 +89,22 @@ def test_a_document_key_plays_the_rules_sent_with_it() -> None:
     assert "unknown document_key 'q'" in unknown["errored"]["message"]
 
 
+def test_a_match_state_left_out_is_the_start_of_a_match() -> None:
+    """docs/protocol.md, batch: a field of the match state left out is as at the start of a
+    match; fit's batches leave out what a case does not set (most often the whole state)."""
+    start = {"scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
+             "barrel": [{"on": False, "attempts": 0, "failed_visits": 0} for _ in range(3)]}
+    for seed in range(4):
+        requests = _requests(seed, 20)
+        match = requests[0]
+        whole = _batched([{**match, "state": start}, *requests[1:]], "changes")
+        assert _batched(requests, "changes") == whole
+        assert _batched([{**match, "state": {}}, *requests[1:]], "changes") == whole
+        scores = {**start, "scores": [120, -40, 35]}
+        assert (_batched([{**match, "state": {"scores": [120, -40, 35]}}, *requests[1:]], "changes")
+                == _batched([{**match, "state": scores}, *requests[1:]], "changes"))
+
+
 def test_the_start_reply_declares_the_extension() -> None:
     assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch", "playout", "expectations"]
 

@@ -302,14 +302,19 @@ class Observer:
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
         return self.collect(self.post([(command, fields)]))[0].reply
 
-    def match_request(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None) -> Request:
+    def match_request(self, profile: str, document: dict[str, Any], match: dict[str, Any] | None,
+                      whole_state: bool = True) -> Request:
         """The ``match`` request (the process started, to learn what it plays); Skipped when
-        the implementation does not play the profile."""
+        the implementation does not play the profile. ``whole_state``: the match state in full,
+        each field the case leaves out at its start value; else only the case's own fields, no
+        ``state`` where it sets none (a match in a ``batch``: docs/protocol.md, Extensions)."""
         self._started()
         name = match_name(self.offered, profile, self.fallbacks)
         if name is None:
             raise Skipped(f"the implementation does not play profile {profile!r}")
-        fields: dict[str, Any] = {"profile": name, "state": {**DEFAULT_MATCH_STATE, **(match or {})}}
+        fields: dict[str, Any] = {"profile": name}
+        if whole_state or match:
+            fields["state"] = {**DEFAULT_MATCH_STATE, **(match or {})} if whole_state else match
         if self.offered in DECLARATIONS:
             fields["document"] = self._document(document)
         return ("match", fields)
@@ -491,7 +496,8 @@ class Observer:
         impl = self._started()
         wanted = (self._expectation(replay.case, replay.expected)
                   if replay.expected is not None and self.expects else None)
-        match = self.match_request(replay.profile, replay.document, replay.case.match)
+        # the state as the case sets it: the reference parses and loads no all-zero state per case
+        match = self.match_request(replay.profile, replay.document, replay.case.match, whole_state=False)
         named = expectation.named(impl, wanted) if wanted is not None else None
         posted = impl.post([batch.case_request(impl, match, _plan(replay.case).tail, named)])[0]
         return _Flight(replay, wanted, impl, batch.forgotten(impl), match, named, posted)
