@@ -429,7 +429,8 @@ def run_realistic(args: argparse.Namespace) -> None:
             wrong = [] if identical else [k for k in adopted if _value(secret, k) not in result.equivalents.get(k, [])
                                           and changes_play(cases, profile, result.rules, k, _value(secret, k), args.jobs,
                                                            shows, _coupled_values(secret, k),
-                                                           _in_its_place(secret, result.in_its_place.get(k, [])))]
+                                                           _in_its_place(secret, result.in_its_place.get(k, [])),
+                                                           result.in_its_place.get(k, []))]
             equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name, cases=fitter.by_id)
             named, expressing = "", []
@@ -464,7 +465,7 @@ def phases(fitter: fit.Fitter) -> str:
 
 def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
                  jobs: int, partial: evidence.Partial = evidence.Partial(), together: Sequence[fit.Change] = (),
-                 instead: Sequence[fit.Change] = ()) -> bool:
+                 instead: Sequence[fit.Change] = (), listed: Sequence[fit.Change] = ()) -> bool:
     """Does putting the secret value of ``knob`` back into the fitted rules change play on the
     cases? A value adopted in place of the secret one is wrong only then: with a maximum bid
     of 435, needing a marriage above 435 plays as needing one above 570. With a mutant the
@@ -475,11 +476,16 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     lets the ceiling cap every bid, which neither set of rules does. ``instead``: the secret
     values of the knobs fit found equally consistent in its place (``FitResult.in_its_place``),
     each put back with it: a least contract of 320 to win from the barrel, listed with a match
-    target above 1000 in its place, is not wrong where the secret target is 1760."""
+    target above 1000 in its place, is not wrong where the secret target is 1760. ``listed``:
+    those changes as fit listed them, each put back with it: the file then names the secret
+    value as equally consistent beside that change. A contract with no ceiling beside a
+    marriage needed above 480, listed with a marriage needed above 580 (the maximum) in its
+    place, is not wrong where the secret has neither a ceiling nor a condition."""
     from variants.checks import CONSISTENCY_CHECKS
 
     document = profile.to_document()
-    for putting_back in ([fit.Change(knob, secret)], list(together), *([fit.Change(knob, secret), c] for c in instead)):
+    for putting_back in ([fit.Change(knob, secret)], list(together),
+                         *([fit.Change(knob, secret), c] for c in [*instead, *listed])):
         if not putting_back:
             continue
         back = fit.set_knob(rules, putting_back)
