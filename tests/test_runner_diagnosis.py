@@ -119,8 +119,10 @@ def test_the_diagnosis_table_names_only_knobs_and_sections_that_exist() -> None:
 
     for entry in entries(table):
         if entry.startswith("see "):  # another entry's knobs: that entry must exist
-            kind, key = entry[4:].split(".")
-            assert key in table[kind], entry
+            node = table
+            for key in entry[4:].split("."):
+                assert isinstance(node, dict) and key in node, entry
+                node = node[key]
             continue
         section, _, knob = entry.partition(".")
         assert section in sections and (not knob or knob in sections[section]), entry
@@ -309,3 +311,21 @@ def test_the_must_beat_mutant_is_explained_by_one_group_naming_the_duty_to_beat(
     top = data["groups"][0]
     assert top["count"] >= 0.8 * data["unexpected"] and data["unexpected"] >= 5
     assert "duty to beat" in top["signature"] and "play.must_beat" in top["knobs"]
+
+
+def test_a_missing_bolt_and_the_deal_points_it_follows_from_are_one_cause() -> None:
+    """A bolt is taken for a deal without points, so what decides the deal's points (bonuses,
+    marriages) decides whether a bolt is taken too. An engine that counts an undeclared
+    marriage's points leaves a defender with points and takes no bolt: the deal_scored points
+    differ in some runs, and in others the missing bolt, listed first at the same step, is
+    the first finding. They are one cause, not a bolt rule beside the points."""
+    bolt = {"type": "bolt", "player": 1, "count": 1}
+    signature, direct, upstream = diagnosis.event_finding("play", bolt, [], runner.same)
+    assert signature == "event[play] missing bolt"
+    assert "marriages.values" in upstream and "bolts.zero" in direct
+    missing = {"signature": signature, "knobs": list(direct), "upstream": list(upstream), "message": "no bolt"}
+    points = _finding("event[play] deal_scored differs in points", *diagnosis.knobs_for("event", "deal_scored", "points"))
+    runs = [Failure(f"{n}@p", [missing]) for n in "ab"]
+    runs += [Failure(f"{n}@p", [points]) for n in "cdef"]
+    groups = diagnosis.groups(runs)
+    assert len(groups) == 1 and "marriages.values" in groups[0]["knobs"]
