@@ -51,6 +51,7 @@ TALON_LINE = "talon.shown_from_bid"
 # trick and later with a king and queen of a suit in hand and no declaration offered
 MARRIAGE_LINE = "marriages.last_trick"
 TRICKS = 8  # the tricks of a deal: a hand leads trick 9 - (cards left)
+Held = tuple[tuple[str, ...], int, int]  # a bidder's marriages (suits), highest bid offered, step between bids
 # Count knobs: the event whose ``count`` shows the count they start or stop at. Defenders
 # paid from the fifth give-up show only as the give-up of count 5 scored apart, among many
 # score numbers that crowd a 5 out of the readings
@@ -129,7 +130,7 @@ class Readings:
     # the step between its bids. Under a marriage ceiling each shows the worth of the
     # marriages held to within a step: a clubs marriage worth 40 shows as a clubs holder's
     # bids stopping at the condition plus 40, though no deal declares one (``marriage_tables``)
-    held: collections.Counter[tuple[tuple[str, ...], int, int]] = field(default_factory=collections.Counter)
+    held: collections.Counter[Held] = field(default_factory=collections.Counter)
     condition: int | None = None  # the marriage condition under the rules read against
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
@@ -377,7 +378,7 @@ class Readings:
         choices = self._worths(shown, conditions[0], ceilings)
         return [{**shown, **{suit: worths[0] for suit, worths in choices.items()}}] if choices else []
 
-    def _shown_conditions(self, shown: dict[str, Any], ceilings: list[tuple[tuple[str, ...], int, int]]) -> list[int]:
+    def _shown_conditions(self, shown: dict[str, Any], ceilings: list[Held]) -> list[int]:
         """The marriage conditions to read the worths over: the highest bid of bidders with no
         marriage (their commonest, to the step below on a grid of 5), the rules' condition, and
         the one under which the most holders of one marriage show its worth in ``shown``. A
@@ -397,7 +398,7 @@ class Readings:
         return list(dict.fromkeys(found))
 
     def _worths(self, shown: dict[str, Any], condition: int,
-                ceilings: list[tuple[tuple[str, ...], int, int]]) -> dict[str, list[int]]:
+                ceilings: list[Held]) -> dict[str, list[int]]:
         """Per suit a holder of it alone shows, the worths its highest bid allows over
         ``condition`` on a grid of 5, the worth in ``shown`` first."""
         choices: dict[str, list[int]] = {}
@@ -409,7 +410,7 @@ class Readings:
         return {suit: worths for suit, worths in choices.items() if worths}
 
     def _tables(self, shown: dict[str, Any], condition: int,
-                ceilings: list[tuple[tuple[str, ...], int, int]]) -> list[dict[str, Any]]:
+                ceilings: list[Held]) -> list[dict[str, Any]]:
         """The tables over ``condition`` every holder in ``ceilings`` agrees with."""
         choices = self._worths(shown, condition, ceilings)
         suits = [suit for suit in SUITS if suit in choices]
