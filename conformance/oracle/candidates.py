@@ -196,7 +196,7 @@ class Readings:
         if before.get("phase") != "play" or before.get("trick") or held is None or not step.legal:
             return
         trick = TRICKS + 1 - len(held)
-        pairs = [suit for suit in "SCDH" if {"K" + suit, "Q" + suit} <= held]
+        pairs = _marriages_held(held)
         if trick == 1 or not pairs:
             return
         if any(str(action).endswith(" marriage") for action in step.legal):
@@ -213,7 +213,7 @@ class Readings:
         held = _hand_to_act(d.before if isinstance(d.before, dict) else {})
         if not self.worths or held is None:
             return
-        worth = sum(points for suit, points in self.worths.items() if {"K" + suit, "Q" + suit} <= held)
+        worth = sum(self.worths.get(suit, 0) for suit in _marriages_held(held))
         if not worth:
             return
         for word in AMOUNT_WORDS:
@@ -235,7 +235,7 @@ class Readings:
         offered = sorted(_offered(legal, "bid"))
         if held is None or {"A" + suit for suit in SUITS} <= held or len(offered) < 2:
             return
-        pairs = tuple(suit for suit in SUITS if {"K" + suit, "Q" + suit} <= held)
+        pairs = _marriages_held(held)
         self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
 
     def lines(self, knob: str) -> list[int]:
@@ -499,6 +499,11 @@ def _hand_to_act(state: dict[str, Any]) -> set[str] | None:
     if not isinstance(hands, list) or not isinstance(seat, int) or not 0 <= seat < len(hands) or not isinstance(hands[seat], list):
         return None
     return {str(c) for c in hands[seat]}
+
+
+def _marriages_held(hand: set[str]) -> tuple[str, ...]:
+    """The suits whose king and queen are both in ``hand``, in ``SUITS`` order."""
+    return tuple(suit for suit in SUITS if {"K" + suit, "Q" + suit} <= hand)
 
 
 def _offered(legal: Sequence[Any], word: str) -> list[int]:
