@@ -329,3 +329,21 @@ def test_a_missing_bolt_and_the_deal_points_it_follows_from_are_one_cause() -> N
     runs += [Failure(f"{n}@p", [points]) for n in "cdef"]
     groups = diagnosis.groups(runs)
     assert len(groups) == 1 and "marriages.values" in groups[0]["knobs"]
+
+
+def test_a_checks_own_knobs_come_before_those_upstream_of_it() -> None:
+    """An engine that takes a bolt for a defender's two points: the bolt check's own knobs
+    (`bolts.zero`) are the likelier mistake, not the many upstream that decide the deal's
+    points (bonuses, rounding), even when the failing cases exercise those upstream knobs and
+    not `bolts.zero`: they come after, so the printed head of the list names the bolt rule."""
+    bolt = {"type": "bolt", "player": 1, "count": 1}
+    signature, direct, upstream = diagnosis.event_finding("play", bolt, [], runner.same)
+    assert "bolts.zero" in direct and "play.last_trick_bonus" in upstream
+    unexpected = {"signature": "event[play] unexpected bolt", "knobs": list(direct), "upstream": list(upstream),
+                  "message": "a bolt"}
+    exercised = ("play.last_trick_bonus", "marriages.half_capture_bonus", "bolts.enabled")
+    failures = [Failure(f"{n}@p", [unexpected], exercised=exercised) for n in "abc"]
+    [cause] = diagnosis.groups(failures)
+    shown = cause["knobs"][:len(direct)]
+    assert set(shown) == set(direct) and shown[0] == "bolts.enabled"  # exercised: first of the check's own
+    assert cause["knobs"].index("play.last_trick_bonus") > cause["knobs"].index("bolts.zero")

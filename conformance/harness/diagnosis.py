@@ -392,10 +392,13 @@ def _cover(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[list[_Run]]:
 
 def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, int]) -> list[str]:
     """The knobs to look at, best first; a knob is listed when at least half the members
-    name it. First the likeliest by the cases (spectrum-based fault localisation, the
-    Ochiai score): a knob the failing members' cases exercise, among those deciding their
-    checks, and that few passing runs exercise; then those that decide the headline check,
-    then those that decide most checks directly. Ties keep the headline's own order."""
+    name it. The knobs that decide a member's check come before those only upstream of it
+    (what decides the points a bolt reads): the check's own rule is the likelier mistake,
+    and upstream knobs are many. Within each, first the likeliest by the cases
+    (spectrum-based fault localisation, the Ochiai score): a knob the failing members'
+    cases exercise, among those deciding their checks, and that few passing runs exercise;
+    then those that decide the headline check, then those that decide most checks
+    directly. Ties keep the headline's own order."""
     reach = Counter(k for r in members for k in set(r.knobs))
     suspected = Counter(k for r in members for k in r.exercised.intersection(r.knobs))
     direct = Counter(k for r in members for k in set(r.direct))
@@ -407,7 +410,7 @@ def _shared_knobs(members: Sequence[_Run], headline: str, passed: Mapping[str, i
         failing = suspected[knob]
         return failing / math.sqrt(len(members) * (failing + passed.get(knob, 0))) if failing else 0.0
 
-    return sorted(named, key=lambda k: (-round(ochiai(k), 9), k not in own, -direct[k], -reach[k], order[k]))
+    return sorted(named, key=lambda k: (k not in direct, -round(ochiai(k), 9), k not in own, -direct[k], -reach[k], order[k]))
 
 
 def _group(members: Sequence[_Run], passed: Mapping[str, int]) -> dict[str, Any]:
