@@ -20,13 +20,15 @@
     wrong when putting the secret one back in the fitted rules changes play on the profile's
     cases, and so does putting back the secret values of its whole section, or for a knob of
     the bid cap the secret's ceiling, marriage condition and maximum together, and so does putting back
-    with it the secret value of each knob fit lists as equally consistent in its place), whether the fitted rules play like the secret ones on the profile's cases (as far
+    with it the secret value of each knob fit lists as equally consistent in its place), secret
+    values missed (left at the profile's own where putting the secret one back changes play,
+    the same test), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
     no residual, a mutant that knob values express on the corpus counts as named when every
     value that changes play expresses it, as ``catalogue``'s ``own knob``; a value that changes
-    play is counted apart as expressing the mutant, not as wrong, when it is of a knob the
+    play (adopted or missed) is counted apart as expressing the mutant, not as wrong, when it is of a knob the
     mistake is about and reproduces observations of the mutant that the secret value does not,
     or when it changes play only on top of such values: ``only_with``),
     the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
@@ -431,25 +433,33 @@ def run_realistic(args: argparse.Namespace) -> None:
                                                            shows, _coupled_values(secret, k),
                                                            _in_its_place(secret, result.in_its_place.get(k, [])),
                                                            result.in_its_place.get(k, []))]
-            equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong)]
+            # a secret value fit left at the profile's own, where putting it back changes play
+            missed = [] if identical else [c.knob for c in changes if c not in exact and c.knob not in adopted
+                                           and changes_play(cases, profile, result.rules, c.knob, c.value, args.jobs,
+                                                            shows, _coupled_values(secret, c.knob))]
+            equivalent = [c for c in changes if c not in exact and (identical or c.knob not in wrong + missed)]
             causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile_name, cases=fitter.by_id)
             named, expressing = "", []
             if kind == "mutant":
-                expressing = [k for k in wrong if about_the_mistake(mutant, k)
+                # the profile's own value may express the mutant as an adopted one does: a bolt for
+                # two points plays as the profile's bolt for no points where the secret says no tricks
+                expressing = [k for k in wrong + missed if about_the_mistake(mutant, k)
                               and expresses(fitter, result.rules, k, _value(secret, k), args.jobs)]
-                expressing += [k for k in wrong if expressing and k not in expressing
+                expressing += [k for k in wrong + missed if expressing and k not in expressing
                                and only_with(cases, profile, result.rules, k, secret, expressing, args.jobs, shows)]
-                named = mistake_named(mutant, causes, wrong, expressing, identical)
+                named = mistake_named(mutant, causes, wrong + missed, expressing, identical)
                 wrong = [k for k in wrong if k not in expressing]
+                missed = [k for k in missed if k not in expressing]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked, expressing))
+                         result.unchecked, expressing, missed))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
                   f"    fitted  {', '.join(f'{k}: {_value(result.rules, k)!r}' for k in fit.changed_knobs(profile, result.rules)) or '-'}\n"
                   f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
-                  f"{wrong or 'none'}{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
+                  f"{wrong or 'none'}{'; missed ' + str(missed) if missed else ''}"
+                  f"{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
                   f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify\n"
@@ -592,8 +602,9 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
     changed = sum(r[2] for r in rows)
     print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
-          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants); values expressing a mutant's "
-          f"mistake on the corpus: {sum(len(r[11]) for r in rows)}")
+          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants); secret values left at the "
+          f"profile's that change play: {sum(len(r[12]) for r in rows)} (in {sum(1 for r in rows if r[12])} variants); "
+          f"values expressing a mutant's mistake on the corpus: {sum(len(r[11]) for r in rows)}")
     print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
           f"({sum(1 for r in free if r[6]) / max(1, len(free)):.0%})")
     if with_mutant:
