@@ -1374,6 +1374,22 @@ def test_an_observation_that_follows_a_difference_left_is_downstream() -> None:
     assert evidence.clean_fixes(before, after) == [(1, 20, "reply")]
 
 
+def test_two_rule_sets_that_differ_only_downstream_of_a_difference_play_the_same_for_fit() -> None:
+    """A card given to the wrong player (a mistake no knob names) sets the hands apart at step 4;
+    what the contract's legal sets show after it follows from the wrong hand. Two marriage lines
+    that differ only there cannot be told apart: their clean observations are the same, and fit
+    lists the other as equally consistent instead of claiming one."""
+    hands = (1, 4, "state.hands")
+    one = evidence.Evidence("c", 40, 0, (), frozenset({hands, (1, 5, "legal"), (1, 6, "legal")}))
+    other = evidence.Evidence("c", 40, 0, (), frozenset({hands, (1, 5, "legal"), (1, 7, "reply")}))
+    assert one.clean == other.clean == {hands}
+    earlier = evidence.Evidence("c", 40, 0, (), frozenset({hands, (1, 2, "legal")}))
+    assert earlier.clean == {hands, (1, 2, "legal")}  # a legal set before it tells them apart
+    both = evidence.Evidence("c", 40, 0, (), frozenset({hands, (1, 4, "state.trump"), (1, 9, "reply")}))
+    assert both.clean == {hands, (1, 4, "state.trump")}  # the fields of the first step that differs
+    assert evidence.Evidence("c", 40, 0, (), frozenset({(1, 4, "reply"), (1, 4, "state.phase")})).clean == {(1, 4, "reply")}
+
+
 UNDECLARED_MARRIAGE_TABLE = """\
 profile: {name}
 title: Polish with ten for the last trick, no trump owed and an open auction

@@ -89,6 +89,16 @@ class Evidence:
         return tuple((d, deciding_knobs(d)) for d in first_differences(self) if key_of(d) not in self.set_aside)
 
     @functools.cached_property
+    def clean(self) -> frozenset[Key]:
+        """What the case can tell two rule sets apart by: the missed observations up to the
+        first step a reply or state field differs, that step's included (all its fields: the
+        first to differ). Past a difference no rule reproduces (a card given to the wrong
+        player) the hands differ, and a contract ceiling that happens to match the wrong
+        hand's marriages is no evidence against one that does not."""
+        first = min((_position(key) for key in (*self.missed, *self.set_aside) if key[2] != "legal"), default=None)
+        return frozenset(key for key in self.missed if first is None or _position(key) <= first)
+
+    @functools.cached_property
     def decided_by(self) -> frozenset[str]:
         """Every knob that decides one of those first differences."""
         return frozenset(knob for _d, knobs in self.deciding for knob in knobs)

@@ -379,6 +379,9 @@ class Fitter:
         result.in_its_place = self._in_its_place(rules, accepted, ids)
         result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
         result.weighed = self.weigh(result.rules, ids)
+        if result.rules != rules:  # an equal value kept instead can differ downstream of what is left
+            result.residual = {case_id: e.differing for case_id, e in result.weighed.items() if e.differs}
+            result.exercised = {case_id: self.by_id[case_id].knobs for case_id in result.residual}
         self._phase("equally consistent values", closing)
         return result
 
@@ -1018,7 +1021,7 @@ class Fitter:
                 tried = ([None] if None in tried else []) + [v for v in tried if v is not None][:EQUIVALENTS_TRIED]
                 for value in tried:
                     other = set_knob(rules, [Change(change.knob, value)])
-                    if not self.consistent(other) or self.weigh(other, [example])[example].missed != final[example].missed:
+                    if not self.consistent(other) or self.weigh(other, [example])[example].clean != final[example].clean:
                         continue  # the example tells them apart at once
                     if self._plays_the_same(other, {change.knob}, ids, final):
                         found.setdefault(change.knob, []).append(value)
@@ -1045,7 +1048,7 @@ class Fitter:
                 for value in _further(other, _value_in(back, other.knob)):
                     moved = set_knob(back, [Change(other.knob, value)])
                     if value != other.value and (not self.consistent(moved)
-                                                 or self.weigh(moved, [example])[example].missed != final[example].missed):
+                                                 or self.weigh(moved, [example])[example].clean != final[example].clean):
                         continue
                     if self._plays_the_same(moved, {change.knob, other.knob}, ids, final):
                         found.setdefault(change.knob, []).append(Change(other.knob, value))
@@ -1077,18 +1080,19 @@ class Fitter:
         return found
 
     def _plays_the_same(self, other: Rules, knobs: set[str], ids: list[str], final: dict[str, evidence.Evidence]) -> bool:
-        """Do ``other`` rules (``knobs`` changed) miss the same observations on every case?"""
+        """Do ``other`` rules (``knobs`` changed) miss the same observations on every case, as
+        far as a case can tell (``Evidence.clean``: not those downstream of a difference)?"""
         return self._telling_case(other, knobs, ids, final) is None
 
     def _telling_case(self, other: Rules, knobs: set[str], ids: list[str],
                       final: dict[str, evidence.Evidence]) -> str | None:
         """The first case on which ``other`` rules (``knobs`` changed) miss other observations
-        than the fitted rules, or None. Replayed a chunk at a time, those the knobs can tell
+        than the fitted rules (``Evidence.clean``), or None. Replayed a chunk at a time, those the knobs can tell
         apart first, up to the first chunk with such a case."""
         for chunk in self._chunks(knobs, ids, final):
             after = self.weigh(other, chunk)
             for case_id in chunk:
-                if after[case_id].missed != final[case_id].missed:
+                if after[case_id].clean != final[case_id].clean:
                     return case_id
         return None
 
