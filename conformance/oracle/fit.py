@@ -713,8 +713,10 @@ class Fitter:
                             # no value of it alone changes anything the sample shows, yet a coupled
                             # one may: a marriage ceiling does nothing on a four aces hand until the
                             # aces count. A switch of few values goes on; a number does not (a stop
-                            # at 300 found with a condition of 300 hides the maximum of 300)
-                            if "integer" in candidates.kinds(knob):
+                            # at 300 found with a condition of 300 hides the maximum of 300). A
+                            # count goes on as a switch: a penalty from the first give-up does
+                            # nothing until the declarer loses the winning bid beside it
+                            if "integer" in candidates.kinds(knob) and knob not in candidates.COUNT_KNOBS:
                                 continue
                         else:
                             kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
