@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from conformance.corpus.transcripts import Transcript
-from conformance.oracle import fit, observe, residual
+from conformance.oracle import evidence, fit, observe, residual
 
 ROOT = Path(__file__).resolve().parent.parent
 TWO_FACED = [sys.executable, str(ROOT / "tests" / "fake_impls" / "two_faced_reference.py")]
@@ -72,3 +72,27 @@ def test_an_engine_answering_a_situation_two_ways_is_likely_a_bug() -> None:
     # without the transcripts no situation is known, and the same residual is a missing rule
     blind = residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", fitter.tried)
     assert [cause.verdict for cause in blind] == [residual.NO_KNOB] * len(blind)
+
+
+def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -> None:
+    """An engine counts the last trick's bonus among the card points: at the last trick its
+    state shows 130 card points where the deck holds 120 (set aside as impossible), and the
+    reply before that state drops a barrel player with another penalty. The impossible state
+    is the root, so the case is grouped by it; grouped by the penalty it would stand as a
+    barrel cause beside the bonus's."""
+    left = {"type": "barrel_left", "player": 1, "reason": "fell_back"}
+    penalty = observe.Difference("c", 1, 29, "play QH", "event", "play", "events differ",
+                                 {"events": [{**left, "penalty": 120}]}, {"events": [{**left, "penalty": 130}]},
+                                 {"phase": "play"})
+    points = observe.Difference("c", 1, 29, "play QH", "state", "play", "state.card_points", [20, 30, 70],
+                                [23, 32, 75], {"phase": "play"})
+    later = observe.Difference("c", 1, 30, None, "state", "play", "state.scores", [0, 0, 0], [0, 0, 10], {})
+    keys = {evidence.key_of(d) for d in (penalty, points, later)}
+    impossible = frozenset({evidence.key_of(points), evidence.key_of(later)})
+    found = evidence.Evidence("c", 60, 0, (penalty, points, later), frozenset(keys - impossible), impossible)
+    [failure] = residual.failures({"c": found}, {}, "skill-games")
+    first, second = (f["signature"] for f in failure.findings[:2])
+    assert first == "state.card_points" and second == "event[play] barrel_left(fell_back) differs in penalty"
+    plain = evidence.Evidence("c", 60, 0, (penalty, points), frozenset(keys - {evidence.key_of(later)}))
+    [failure] = residual.failures({"c": plain}, {}, "skill-games")  # nothing impossible: in the order shown
+    assert failure.findings[0]["signature"].startswith("event[play] barrel_left")

@@ -100,8 +100,23 @@ def inconsistencies(records: Mapping[str, observe.CaseRecord], cases: Mapping[st
 
 def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, tuple[str, ...]],
              profile: str) -> list[diagnosis.Failure]:
-    return [diagnosis.Failure(f"{case_id}@{profile}", observe.findings(e.differing), exercised=exercised.get(case_id, ()))
+    return [diagnosis.Failure(f"{case_id}@{profile}", observe.findings(_impossible_first(e)),
+                              exercised=exercised.get(case_id, ()))
             for case_id, e in weighed.items() if e.differs]
+
+
+def _impossible_first(found: evidence.Evidence) -> list[observe.Difference]:
+    """A case's differences, an impossible state at the step of its first difference moved
+    first: there it is the root, and the reply before it only its sign. An engine that counts
+    the last trick's bonus among the card points (130 where the deck holds 120) also drops a
+    player from the barrel with another penalty at that step; grouped by that penalty, the
+    case would be a barrel cause beside the bonus's."""
+    differing = list(found.differing)
+    if not differing or not found.set_aside:
+        return differing
+    step = differing[0].deal, differing[0].step
+    impossible = [d for d in differing if (d.deal, d.step) == step and evidence.key_of(d) in found.set_aside]
+    return impossible + [d for d in differing if d not in impossible]
 
 
 def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
