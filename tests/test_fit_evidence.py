@@ -264,6 +264,25 @@ rules:
 """
 
 
+DECLARED_BELOW = """\
+profile: {name}
+title: Polish tournament with spades and diamonds declared below the profile's values
+status: draft
+summary: Polish tournament rules with marriages worth 45, 90, 55 and 90, a marriage needed above 255, bids up to 320 in steps of 20, one step at a time, and a free opening.
+extends: polish-tournament
+sources: {{}}
+rules:
+  auction:
+    opening: {{value: at_least, ruling: "The test table lets the first bid be any amount from the opening bid."}}
+    bid_step: {{value: 20, ruling: "The test table bids in steps of 20."}}
+    raise: {{value: one_step, ruling: "The test table raises a bid one step at a time."}}
+    marriage_needed_above: {{value: 255, ruling: "The test table asks for a marriage above 255."}}
+    max_bid: {{value: 320, ruling: "The test table caps bids and contracts at 320."}}
+  marriages:
+    values: {{value: {{S: 45, C: 90, D: 55, H: 90}}, ruling: "The test table gives its marriages these values."}}
+"""
+
+
 CLUBS_40 = """\
 profile: {name}
 title: Polish tournament with a clubs marriage of 40 no deal declares
@@ -703,6 +722,22 @@ def test_a_count_that_does_nothing_alone_is_searched_beside_the_switch_it_needs(
     assert _value(result.rules, "giving_up.declarer_loses") == "winning_bid"
     assert _value(result.rules, "giving_up.penalty_from") == 1
     assert _value(result.rules, "giving_up.defender_gain") == "half_bid"
+
+
+def test_a_marriage_table_read_from_the_declarations_is_completed_by_the_condition_that_keeps_a_ceiling(
+        tmp_path: Path) -> None:
+    """The declarations show spades at 45 and diamonds at 55. Taken alone under the profile's
+    marriage ceiling, that table lowers a spades holder's ceiling by 15 and breaks the cases
+    whose auctions the engine plays up to the condition plus the worth. A condition moved up
+    by the same 15 (240 to 255) keeps the holders' ceilings where the auctions showed them:
+    the pair plays every case (the benchmark's seed 31, v15). Before, the condition was
+    completed only by small counts, and the declared points were left as a residual no knob
+    explains (false), beside a table of 60, 60, 60 and 90."""
+    path = _house(tmp_path, DECLARED_BELOW, "declared-below")
+    result, _ = _fit("polish-tournament", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    table = _value(result.rules, "marriages.values")
+    assert (table["S"], table["D"], table["H"]) == (45, 55, 90)
 
 
 def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_path: Path) -> None:

@@ -597,7 +597,8 @@ class Fitter:
                         if knob in self.knobs and knob not in moved and knob not in deciding and knob in live:
                             deciding.append(knob)
             for knob in deciding:
-                for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob)]:
+                for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob),
+                              *_ceilings_kept(rules, cand, knob)]:
                     whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
                         self.progress(f"  completing {' '.join(c.text() for c in whole)}")
@@ -1097,6 +1098,22 @@ class Fitter:
                 if after[case_id].clean != final[case_id].clean:
                     return case_id
         return None
+
+
+def _ceilings_kept(rules: Rules, changes: tuple[Change, ...], knob: str) -> list[int]:
+    """For the marriage condition beside a new marriage table, the conditions that keep one
+    suit's holders' ceilings where they were (the condition plus the suit's worth): spades
+    at 45 in place of 60 under a condition of 240 keep their ceiling of 300 over 255. A
+    table read from the declarations moves every holder's ceiling, and the auction showed
+    those ceilings."""
+    condition = _value_in(rules, "auction.marriage_needed_above")
+    table = next((c.value for c in changes if c.knob == "marriages.values"), None)
+    if knob != "auction.marriage_needed_above" or not _numeric(condition) or not isinstance(table, dict):
+        return []
+    before = _value_in(rules, "marriages.values")
+    kept = [condition + before[suit] - worth for suit, worth in table.items()
+            if _numeric(worth) and _numeric(before.get(suit)) and worth != before[suit]]
+    return [value for value in dict.fromkeys(kept) if value > 0]
 
 
 def _further(change: Change, current: Any) -> list[Any]:
