@@ -371,17 +371,18 @@ class Fitter:
                 break
             rules = settled
         closing = self._phase("single-change check", checking)
-        final = self.weigh(rules, ids)
-        residual = {case_id: e.differing for case_id, e in final.items() if e.differs}
-        result = FitResult(self.profile_name, rules, accepted, residual, len(ids), time.monotonic() - started,
-                           self.evaluations, {case_id: self.by_id[case_id].knobs for case_id in residual})
-        result.equivalents = self._equivalents(rules, accepted, ids)
-        result.in_its_place = self._in_its_place(rules, accepted, ids)
-        result.rules, result.accepted = _plainest(rules, accepted, result.equivalents)
-        result.weighed = self.weigh(result.rules, ids)
-        if result.rules != rules:  # an equal value kept instead can differ downstream of what is left
-            result.residual = {case_id: e.differing for case_id, e in result.weighed.items() if e.differs}
-            result.exercised = {case_id: self.by_id[case_id].knobs for case_id in result.residual}
+        self.weigh(rules, ids)
+        seconds, evaluations = time.monotonic() - started, self.evaluations  # the search's, as reported
+        equivalents = self._equivalents(rules, accepted, ids)
+        in_its_place = self._in_its_place(rules, accepted, ids)
+        rules, kept = _plainest(rules, accepted, equivalents)
+        # the residual under the rules reported: an equal value kept instead can differ
+        # downstream of what is left
+        weighed = self.weigh(rules, ids)
+        residual = {case_id: e.differing for case_id, e in weighed.items() if e.differs}
+        result = FitResult(self.profile_name, rules, kept, residual, len(ids), seconds, evaluations,
+                           {case_id: self.by_id[case_id].knobs for case_id in residual}, weighed, equivalents,
+                           in_its_place)
         self._phase("equally consistent values", closing)
         return result
 
