@@ -283,6 +283,29 @@ rules:
 """
 
 
+STOPPED_HOLDERS = """\
+profile: {name}
+title: Polish with a stop at 180 that hides the holders' ceilings
+status: draft
+summary: Polish rules with a stop at 180, a marriage needed above 100, marriages worth 120, 145, 105 and 90, four aces worth 45, bids up to 450, the talon never shown, no step on the contract and no giving up.
+extends: polish
+sources: {{}}
+rules:
+  auction:
+    stop_at: {{value: 180, ruling: "The test table lets no bid pass 180 before the auction stands at it."}}
+    marriage_needed_above: {{value: 100, ruling: "The test table asks for a marriage above 100."}}
+    max_bid: {{value: 450, ruling: "The test table caps bids at 450."}}
+  talon:
+    shown: {{value: never, ruling: "The test table never shows the talon."}}
+    contract_step: {{value: false, ruling: "The test table fixes contracts at any amount."}}
+  giving_up:
+    allowed: {{value: false, ruling: "The test table does not allow giving up."}}
+  marriages:
+    values: {{value: {{S: 120, C: 145, D: 105, H: 90}}, ruling: "The test table gives its marriages these values."}}
+    four_aces: {{value: 45, ruling: "The test table counts four aces as 45."}}
+"""
+
+
 CLUBS_40 = """\
 profile: {name}
 title: Polish tournament with a clubs marriage of 40 no deal declares
@@ -738,6 +761,22 @@ def test_a_marriage_table_read_from_the_declarations_is_completed_by_the_conditi
     assert not result.residual
     table = _value(result.rules, "marriages.values")
     assert (table["S"], table["D"], table["H"]) == (45, 55, 90)
+
+
+def test_a_marriage_table_hidden_by_a_stop_is_read_from_a_refusal_above_a_holders_ceiling(tmp_path: Path) -> None:
+    """Under a stop at 180 every holder's legal set ends at 180 until the auction stands
+    there, so each shows only the stop. Only a hearts holder then offered 190 alone and
+    refused 200 as above its ceiling shows its worth over the condition of 100: 90 to 99
+    (condition plus worth reaches 190, stays below 200). On the parent the wide search
+    never tried a table, took no ceiling at all with a cap of 190 before the talon (both
+    wrong), and called the three refusals "a rule the schema has no knob for" (false); the
+    benchmark's seed 26, v18, which also changes four more knobs."""
+    path = _house(tmp_path, STOPPED_HOLDERS, "stopped-holders")
+    result, _ = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.ceiling") == "marriages_held"
+    assert _value(result.rules, "auction.pre_talon_max") is None
+    assert 90 <= _value(result.rules, "marriages.values")["H"] <= 95
 
 
 def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_path: Path) -> None:

@@ -35,6 +35,7 @@ READINGS = 6  # numbers read from the observations tried for one knob, the commo
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 SUITS = ("S", "C", "D", "H")
+CEILING_REFUSAL = "bid_above_ceiling"  # the reason a bid over a holder's ceiling is refused
 MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
 SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
 # Score lines: the knob, and the event that shows a player's score reached it. The barrel
@@ -131,6 +132,13 @@ class Readings:
     # marriages held to within a step: a clubs marriage worth 40 shows as a clubs holder's
     # bids stopping at the condition plus 40, though no deal declares one (``marriage_tables``)
     held: collections.Counter[Held] = field(default_factory=collections.Counter)
+    # per marriages held (suits, four aces left out): the highest bid the implementation ever
+    # offered such a bidder, a single bid included, and the least it refused as above the
+    # ceiling. A stop at 180 ends every holder's legal set at 180 until the high bid reaches
+    # it: a hearts holder then offered 190 alone and refused 200 shows its worth over the
+    # condition to within the step, where every ``held`` line shows only the stop
+    reached_by: dict[tuple[str, ...], int] = field(default_factory=dict)
+    refused_to: dict[tuple[str, ...], int] = field(default_factory=dict)
     condition: int | None = None  # the marriage condition under the rules read against
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
@@ -144,6 +152,7 @@ class Readings:
                 self._add_legal(step.legal)
                 self._add_held(before, step.legal)
                 self._add_raise(before, step.legal)
+            self._add_bounds(before, step)
             self._add_marriage_line(before, step)
             before = step.state if isinstance(step.state, dict) else {}
             if step.action is not None and step.reply.accepted and step.action.split(" ", 1)[0] in AMOUNT_WORDS:
@@ -237,6 +246,44 @@ class Readings:
             return
         pairs = _marriages_held(held)
         self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
+
+    def _add_bounds(self, before: dict[str, Any], step: observe.StepRecord) -> None:
+        """The highest bid a holder was offered and the least refused above its ceiling
+        (``reached_by``, ``refused_to``)."""
+        held = _hand_to_act(before) if before.get("phase") == "auction" else None
+        if held is None or {"A" + suit for suit in SUITS} <= held:
+            return
+        pairs = _marriages_held(held)
+        offered = _offered(step.legal or (), "bid")
+        if offered:
+            self.reached_by[pairs] = max(self.reached_by.get(pairs, 0), max(offered))
+        refused = step.reply.refusal
+        amount = _amount(step.action) if step.action and step.action.startswith("bid ") else None
+        if refused is not None and refused[1] == CEILING_REFUSAL and amount is not None:
+            self.refused_to[pairs] = min(self.refused_to.get(pairs, amount), amount)
+
+    def bounded_table(self, shown: dict[str, Any], condition: int) -> dict[str, Any] | None:
+        """The table nearest ``shown`` under which, over ``condition``, every holder of one
+        marriage reaches the highest bid it was offered and stays below the least it was
+        refused as above the ceiling (on a grid of 5); None where that moves no suit or no
+        worth fits. A refusal above the highest bid anyone was offered may be the maximum's."""
+        top = max(self.amounts, default=0)
+        table = dict(shown)
+        for suit in SUITS:
+            worth = shown.get(suit)
+            if not _integer(worth):
+                return None
+            low = self.reached_by.get((suit,), 0) - condition
+            refused = self.refused_to.get((suit,))
+            high = refused - condition - 1 if refused is not None and refused <= top else None
+            if worth < low:
+                worth = low + (-low) % CONTRACT_STEP
+            if high is not None and worth > high:
+                worth = high - high % CONTRACT_STEP
+            if worth < max(low, 0) or (high is not None and worth > high):
+                return None
+            table[suit] = worth
+        return table if table != shown else None
 
     def lines(self, knob: str) -> list[int]:
         """The values a score line can take by the scores shown: the lowest score that reached
@@ -373,8 +420,11 @@ class Readings:
         tables: list[dict[str, Any]] = []
         for condition in conditions:
             tables += [t for t in self._tables(shown, condition, ceilings) if t not in tables]
+        bounded = [t for t in (self.bounded_table(shown, c) for c in conditions) if t is not None and t not in tables]
         if tables or not conditions:
-            return tables
+            return tables + bounded
+        if bounded:
+            return bounded
         choices = self._worths(shown, conditions[0], ceilings)
         return [{**shown, **{suit: worths[0] for suit, worths in choices.items()}}] if choices else []
 

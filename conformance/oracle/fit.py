@@ -599,7 +599,7 @@ class Fitter:
                             deciding.append(knob)
             for knob in deciding:
                 for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob),
-                              *_ceilings_kept(rules, cand, knob)]:
+                              *_ceilings_kept(rules, cand, knob), *self._table_over(rules, cand, knob)]:
                     whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
                     if self.consistent(set_knob(rules, whole)):
                         self.progress(f"  completing {' '.join(c.text() for c in whole)}")
@@ -607,6 +607,25 @@ class Fitter:
                         if score < alone:
                             scored.append((score, whole))
         return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
+
+    def _table_over(self, rules: Rules, changes: tuple[Change, ...], knob: str) -> list[dict[str, Any]]:
+        """For the marriage table beside a new marriage condition, the table the holders'
+        bids show over that condition (``Readings.bounded_table``): with the condition moved
+        from 120 to 100, a hearts holder offered 190 and refused 200 holds 90 to 99, where
+        the table read over 120 said 70 to 79."""
+        if knob != "marriages.values" or not any(c.knob == "auction.marriage_needed_above" for c in changes):
+            return []
+        table = self._read_table(rules, changes)
+        return [table] if table is not None else []
+
+    def _read_table(self, rules: Rules, changes: tuple[Change, ...]) -> dict[str, Any] | None:
+        """The table the holders' bids show over the marriage condition of ``changes`` (else
+        of ``rules``), nearest the rules' table; None where none is read."""
+        condition = next((c.value for c in changes if c.knob == "auction.marriage_needed_above"),
+                         _value_in(rules, "auction.marriage_needed_above"))
+        if not isinstance(condition, int) or isinstance(condition, bool):
+            return None
+        return self.read.bounded_table(_value_in(rules, "marriages.values"), condition)
 
     def _completing_values(self, knob: str, rules: Rules) -> list[Any]:
         """The values a completing change tries: a switch's every value, and of a number only
@@ -666,8 +685,27 @@ class Fitter:
                     scored.append((self.score(set_knob(rules, whole), sample), whole))
         else:
             scored = self._beam(rules, group, knobs, sample)
+        if "marriages.values" in group.knobs and "marriages.values" not in knobs:
+            scored += self._with_read_table(rules, scored, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=_ranking)
         return [c for _s, c in _with_ties(improving, OVER_ALL)]
+
+    def _with_read_table(self, rules: Rules, scored: list[tuple[Score, tuple[Change, ...]]],
+                         sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
+        """The best joint changes with the marriage table the holders' bids show over their
+        condition (``Readings.bounded_table``) in place of a change of the ceiling. The wide
+        search leaves the table out (its built values would crowd out the coupled knobs), and
+        no ceiling then stands in for it: a stop at 180 with every holder offered 180 reads as
+        no ceiling, where a hearts holder refused 200 as above its ceiling shows a table."""
+        found: list[tuple[Score, tuple[Change, ...]]] = []
+        for _score, cand in sorted(scored, key=_ranking)[:OVER_ALL]:
+            kept = tuple(c for c in cand if c.knob not in ("auction.ceiling", "marriages.values"))
+            table = self._read_table(rules, kept)
+            whole = (*kept, Change("marriages.values", table))
+            if table is not None and self.consistent(set_knob(rules, whole)):
+                self.progress(f"  with the table read: {' '.join(c.text() for c in whole)}")
+                found.append((self.score(set_knob(rules, whole), sample), whole))
+        return found
 
     def _suspects(self, group: Group, sample: Sequence[str], also: frozenset[str] = frozenset()) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
