@@ -601,12 +601,23 @@ class Fitter:
                 for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob),
                               *_ceilings_kept(rules, cand, knob), *self._table_over(rules, cand, knob)]:
                     whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
-                    if self.consistent(set_knob(rules, whole)):
-                        self.progress(f"  completing {' '.join(c.text() for c in whole)}")
-                        score = self.score(set_knob(rules, whole), sample)
-                        if score < alone:
-                            scored.append((score, whole))
+                    for full in [whole, *self._with_numbers_on(rules, whole)]:
+                        if self.consistent(set_knob(rules, full)):
+                            self.progress(f"  completing {' '.join(c.text() for c in full)}")
+                            score = self.score(set_knob(rules, full), sample)
+                            if score < alone:
+                                scored.append((score, full))
         return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
+
+    def _with_numbers_on(self, rules: Rules, changes: tuple[Change, ...]) -> list[tuple[Change, ...]]:
+        """``changes`` with each number their last change switches on set to its first
+        readings: a lock on the defenders switched on does nothing from the profile's 800
+        on scores of 100 to 200, and the line of 115 the scores show is the rule."""
+        if _numeric(changes[-1].value):
+            return []
+        after = set_knob(rules, changes)
+        return [(*changes, Change(knob, value)) for knob in self._switched_on(rules, changes, sorted(self.knobs))
+                for value in self._values(knob, after)[:CARRIED]]
 
     def _table_over(self, rules: Rules, changes: tuple[Change, ...], knob: str) -> list[dict[str, Any]]:
         """For the marriage table beside a new marriage condition, the table the holders'
