@@ -6,6 +6,7 @@ knob expresses, an action declared unsupported)."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import math
@@ -653,6 +654,43 @@ def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
                            {"phase": "auction"})
     read.add_difference(d)
     assert {305, 310} <= set(candidates.values("auction.max_bid", 400, read))
+
+
+def _bidding(hand: list[str], offered: range, action: str, refused: bool = False) -> tuple[observe.StepRecord, ...]:
+    """A deal in which a bidder holding ``hand`` is offered ``offered`` and takes ``action``."""
+    seen = {"phase": "auction", "to_act": 0, "hands": [hand, [], []]}
+    reply = observe.Reply(False, (), ("illegal", "bid_above_ceiling")) if refused else observe.Reply(True)
+    legal = (*(f"bid {n}" for n in offered), "pass")
+    return (observe.StepRecord(1, 0, None, None, observe.Reply(True), seen),
+            observe.StepRecord(1, 1, action, legal, reply, seen))
+
+
+def test_a_marriage_table_is_bounded_by_the_highest_bid_offered_and_a_refusal_above_the_ceiling() -> None:
+    """Over a condition of 100, a hearts holder offered 190 alone and refused 200 as above its
+    ceiling holds 90 to 99 (95, the nearest to the rules' 100 on a grid of 5); a spades holder
+    offered up to 180 holds at least 80; a diamonds holder offered 200 at least 100. Clubs,
+    which no holder showed, keeps its 60."""
+    read = candidates.Readings()
+    for number, (hand, offered, action, refused) in enumerate([
+            (["KH", "QH", "9S"], range(190, 200, 10), "bid 200", True),
+            (["KS", "QS", "9H"], range(110, 190, 10), "bid 110", False),
+            (["KD", "QD", "9H"], range(110, 210, 10), "bid 110", False)]):
+        read.add_record(observe.CaseRecord(f"c{number}", _bidding(hand, offered, action, refused)))
+    assert read.bounded_table({"S": 40, "C": 60, "D": 80, "H": 100}, 100) == {"S": 80, "C": 60, "D": 100, "H": 95}
+
+
+def test_no_marriage_table_stands_in_for_no_ceiling_where_every_holder_reaches_the_maximum() -> None:
+    """Every holder is offered bids up to 590, the highest anyone is offered: that is the
+    maximum's cap, not a ceiling, and a table 470 above every suit would only stand in for no
+    ceiling (the benchmark's seed 2, v9, took it and broke the declared points). No table is
+    read, and a worth the declarations show (diamonds at 80) is never moved."""
+    read = candidates.Readings()
+    for number, hand in enumerate([["KS", "QS"], ["KC", "QC"], ["KD", "QD"], ["KH", "QH"]]):
+        read.add_record(observe.CaseRecord(f"c{number}", _bidding(hand, range(110, 600, 10), "bid 110")))
+    read.marriages["D"] = collections.Counter({80: 1})
+    assert read.bounded_table({"S": 40, "C": 60, "D": 80, "H": 100}, 120) is None
+    read.reached_by[("D",)] = 300  # a diamonds ceiling above 80 over 120 contradicts the declared 80
+    assert read.bounded_table({"S": 40, "C": 60, "D": 80, "H": 100}, 120) is None
 
 
 def test_a_maximum_is_read_from_the_highest_bid_any_hand_was_offered() -> None:

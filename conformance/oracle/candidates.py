@@ -266,21 +266,27 @@ class Readings:
         """The table nearest ``shown`` under which, over ``condition``, every holder of one
         marriage reaches the highest bid it was offered and stays below the least it was
         refused as above the ceiling (on a grid of 5); None where that moves no suit or no
-        worth fits. A refusal above the highest bid anyone was offered may be the maximum's."""
+        worth fits. A worth the declarations showed stays as shown. Where every holder was
+        offered the highest bid anyone was, that bid is the maximum's and shows no ceiling
+        (a table 470 above every suit would stand in for no ceiling at all); a refusal above
+        it may be the maximum's too."""
         top = max(self.amounts, default=0)
-        table = dict(shown)
+        holders = [reached for pairs, reached in self.reached_by.items() if pairs]
+        capped = bool(holders) and min(holders) >= top
+        declared = {suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}
+        table = {**shown, **declared}
         for suit in SUITS:
-            worth = shown.get(suit)
+            worth = table.get(suit)
             if not _integer(worth):
                 return None
-            low = self.reached_by.get((suit,), 0) - condition
+            low = 0 if capped else self.reached_by.get((suit,), 0) - condition
             refused = self.refused_to.get((suit,))
             high = refused - condition - 1 if refused is not None and refused <= top else None
-            if worth < low:
+            if suit not in declared and worth < low:
                 worth = low + (-low) % CONTRACT_STEP
-            if high is not None and worth > high:
+            if suit not in declared and high is not None and worth > high:
                 worth = high - high % CONTRACT_STEP
-            if worth < max(low, 0) or (high is not None and worth > high):
+            if worth < low or (high is not None and worth > high):
                 return None
             table[suit] = worth
         return table if table != shown else None
