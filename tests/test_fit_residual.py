@@ -96,3 +96,33 @@ def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -
     plain = evidence.Evidence("c", 60, 0, (penalty, points), frozenset(keys - {evidence.key_of(later)}))
     [failure] = residual.failures({"c": plain}, {}, "skill-games")  # nothing impossible: in the order shown
     assert failure.findings[0]["signature"].startswith("event[play] barrel_left")
+
+
+def _ended(case: str, events: list[dict[str, object]]) -> observe.CaseRecord:
+    """A record whose one action ends the deal with ``events``."""
+    return observe.CaseRecord(case, (
+        observe.StepRecord(1, 0, None, None, observe.Reply(True), {"phase": "play"}),
+        observe.StepRecord(1, 1, "play AH", ("play AH",), observe.Reply(True, tuple(events)), {"phase": "deal_over"})))
+
+
+def test_a_difference_only_ever_shown_beside_another_causes_is_tangled_not_a_missing_rule() -> None:
+    """Two cases give a bolt to the wrong defender (one cause). A third knocks a player off
+    the barrel with a penalty of 255 where the reference charges 120, in the very reply that
+    gives the wrong bolt: the penalty set right would leave that reply differing, so no
+    value of the barrel's knobs can make it match and the evidence cannot say whether one
+    explains it. It is tangled with the bolt's cause, not a rule the schema has no knob for
+    (the benchmark's seed 35, v7, whose barrel penalty of 255 is a knob's value)."""
+    def bolt(player: int) -> dict[str, object]:
+        return {"type": "bolt", "player": player, "count": 1}
+
+    def knocked_off(penalty: int) -> dict[str, object]:
+        return {"type": "barrel_left", "player": 1, "reason": "knocked_off", "penalty": penalty}
+
+    pairs = {"a": ([bolt(0)], [bolt(1)]), "b": ([bolt(2)], [bolt(1)]),
+             "c": ([knocked_off(120), bolt(0)], [knocked_off(255), bolt(1)])}
+    weighed = {c: evidence.weigh(_ended(c, ref), _ended(c, imp)) for c, (ref, imp) in pairs.items()}
+    found = residual.causes(weighed, {c: _ended(c, imp) for c, (_ref, imp) in pairs.items()}, {}, "classic")
+    verdicts = {cause.cases: cause.verdict for cause in found}
+    assert verdicts == {("a", "b"): residual.NO_KNOB, ("c",): residual.TANGLED}
+    tangled = next(cause for cause in found if cause.verdict == residual.TANGLED)
+    assert "bolt differs in player (cause 1)" in tangled.why

@@ -1,5 +1,5 @@
 """What no value ``thousand fit`` tried explains: root causes as ``thousand verify`` groups them,
-each judged a rule the schema has no knob for, or likely a bug.
+each judged a rule the schema has no knob for, likely a bug, or tangled with another cause.
 
 A cause is "likely a bug" when the implementation contradicts itself or shows a state no
 game can reach: it refuses an action its own legal set offered, accepts one its legal set
@@ -7,7 +7,9 @@ left out, counts more card points in the tricks than the deck holds (120), or an
 same situation two ways in two cases (the same match setup, the same deals and the same
 actions before it: the game is determined by them, so no rule can tell the two apart).
 Otherwise the same observation differs the same way wherever it occurs, consistently with
-some rule the schema cannot write down: "a rule the schema has no knob for".
+some rule the schema cannot write down: "a rule the schema has no knob for", unless every
+observation that shows it also differs as another cause's root does: then no value of its own
+knobs can make one match, and the evidence says nothing of them ("tangled with another cause").
 
 The root causes are written as a report of the same shape as ``thousand verify --report``
 (spec/schema/report.schema.json), so that ``thousand fuzz --known`` can leave them out.
@@ -26,6 +28,9 @@ from conformance.oracle import evidence, observe
 
 NO_KNOB = "a rule the schema has no knob for"
 BUG = "likely a bug"
+# every observation that shows it also differs by another cause's difference: no value of its
+# knobs can make such an observation match while that stays, so the evidence cannot say
+TANGLED = "tangled with another cause"
 
 
 @dataclass(frozen=True)
@@ -129,18 +134,56 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
     With ``cases`` (the transcripts by id), a situation answered two ways is a contradiction too."""
     found = []
     twice = inconsistencies(records, cases) if cases else {}
-    for group in diagnosis.groups(failures(weighed, exercised, profile)):
+    grouped = diagnosis.groups(failures(weighed, exercised, profile))
+    for number, group in enumerate(grouped):
         case_ids = tuple(run.rsplit("@", 1)[0] for run in group["cases"])
         shown = [(c, contradictions(records[c]) + twice.get(c, [])) for c in case_ids if c in records]
         odd = next(((c, said) for c, said in shown if said), None)
+        others = {check: at for at, other in enumerate(grouped, start=1) if at != number + 1 for check in _checks(other)}
+        tangled = _tangled_with([weighed[c] for c in case_ids], others)
         if odd is not None:
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
+        elif tangled is not None:
+            verdict, why = TANGLED, (f"in each of its {len(case_ids)} case(s) the observation that shows it also differs "
+                                     f"as {tangled[0]} (cause {tangled[1]}): no value of its knobs can make that "
+                                     "observation match while the other difference stays, so the evidence cannot "
+                                     "say whether a knob explains it; set that cause right first")
         else:
             verdict, why = NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
         count = sum(len(weighed[c].missed | weighed[c].set_aside) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
     return found
+
+
+def _checks(group: Mapping[str, Any]) -> set[str]:
+    """The signatures a root cause gathers."""
+    return {str(c.get("signature")) for c in group.get("checks") or ()} | {str(group.get("signature"))}
+
+
+def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int]) -> tuple[str, int] | None:
+    """Another cause's signature (and its number) that differs in the very observation each
+    case's first difference is in, the same in every case, or None. A barrel penalty of 255
+    and a deal's points counting an undeclared marriage are both in one reply: the penalty
+    set right leaves the reply differing, so no evidence weighs it."""
+    shared: tuple[str, int] | None = None
+    for e in found:
+        differing = _impossible_first(e)
+        if not differing:
+            return None
+        key, own = evidence.key_of(differing[0]), _signature(differing[0])
+        beside = [_signature(d) for d in differing[1:] if evidence.key_of(d) == key]
+        other = next(((s, others[s]) for s in beside if s != own and s in others), None)
+        if other is None or (shared is not None and other != shared):
+            return None
+        shared = other
+    return shared
+
+
+def _signature(d: observe.Difference) -> str:
+    """A difference's signature as a root cause names it. A reply's events differ one by one
+    (``detail``), where its finding names only the first."""
+    return f"event[{d.phase}] {d.detail}" if d.kind == "event" else observe._diagnosed(d)[0]
 
 
 def _tried(knobs: Sequence[str], tried: Mapping[str, int]) -> str:
