@@ -601,22 +601,13 @@ class Fitter:
                 for value in [*self._completing_values(knob, moved_rules), *self._moved_from(rules, cand, knob),
                               *_ceilings_kept(rules, cand, knob), *self._table_over(rules, cand, knob)]:
                     whole = (*(c for c in cand if c.knob != knob), Change(knob, value))
-                    if not self._completes(rules, whole, sample, alone, scored):
-                        # a switch that does no better alone takes the numbers it switches on
-                        for full in self._with_numbers_on(rules, whole):
-                            self._completes(rules, full, sample, alone, scored)
+                    for full in [whole, *self._with_numbers_on(rules, whole)]:
+                        if self.consistent(set_knob(rules, full)):
+                            self.progress(f"  completing {' '.join(c.text() for c in full)}")
+                            score = self.score(set_knob(rules, full), sample)
+                            if score < alone:
+                                scored.append((score, full))
         return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
-
-    def _completes(self, rules: Rules, whole: tuple[Change, ...], sample: list[str], alone: Score,
-                   scored: list[tuple[Score, tuple[Change, ...]]]) -> bool:
-        """Whether ``whole`` does better on the sample than the change alone (kept in ``scored``)."""
-        if not self.consistent(set_knob(rules, whole)):
-            return False
-        self.progress(f"  completing {' '.join(c.text() for c in whole)}")
-        score = self.score(set_knob(rules, whole), sample)
-        if score < alone:
-            scored.append((score, whole))
-        return score < alone
 
     def _with_numbers_on(self, rules: Rules, changes: tuple[Change, ...]) -> list[tuple[Change, ...]]:
         """``changes`` with each number their last change switches on set to its first
