@@ -444,8 +444,10 @@ class Readings:
         found: list[int] = []
         plain = collections.Counter((top, step) for pairs, top, step in ceilings if not pairs)
         if plain:
+            # a bidder with no marriage offered bids up to 200 in tens has a condition of 200
+            # to 209: 205 shows only in the sums of two marriages a holder of both is offered
             (top, step), _count = plain.most_common(1)[0]
-            found.append(top + (-top) % CONTRACT_STEP)
+            found += list(range(top + (-top) % CONTRACT_STEP, top + max(step, 1), CONTRACT_STEP))
         if self.condition is not None:
             found.append(self.condition)
         kept = collections.Counter(top - shown[pairs[0]] for pairs, top, _step in ceilings
@@ -473,10 +475,18 @@ class Readings:
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
             return []
         tables: list[dict[str, Any]] = []
+        fewest: int | None = None
         for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
             table = {**shown, **dict(zip(suits, combination))}
-            if all(top <= condition + sum(table[suit] for suit in pairs) < top + step
-                   for pairs, top, step in ceilings if pairs):
+            totals = [(condition + sum(table[suit] for suit in pairs), top, step) for pairs, top, step in ceilings if pairs]
+            if any(total < top for total, top, _step in totals):
+                continue  # a holder was offered more than this table lets it bid
+            # a holder's highest bid can be another cap's (a stop at 350 ends the bids of every
+            # holder of two marriages there): the tables fewest holders stop short of are kept
+            beyond = sum(1 for total, top, step in totals if total >= top + step)
+            if fewest is None or beyond < fewest:
+                fewest, tables = beyond, [table]
+            elif beyond == fewest:
                 tables.append(table)
         return tables[:EDGES]
 
