@@ -710,6 +710,23 @@ def test_a_marriage_table_is_read_past_a_stop_and_over_a_condition_between_two_b
     assert {"S": 45, "C": 120, "D": 85, "H": 25} in read.marriage_tables({"S": 40, "C": 60, "D": 80, "H": 100})
 
 
+def test_a_target_is_read_above_a_score_the_reference_won_with_and_the_engine_did_not() -> None:
+    """The reference lets a declarer jump from 860 to 1040 and win; the engine caps the
+    jumper on the barrel at 880 and plays on, its target being 1920. Its own scores show 880
+    only, so the one place the target shows is above the 1040 the reference won with: 1045
+    is tried (the benchmark's seed 36, v22, where no barrel win by a jump stood in for it)."""
+    def reply(scores: list[int], won: bool) -> dict[str, object]:
+        events: list[dict[str, object]] = [{"type": "deal_scored", "points": [180, 0, 0], "deltas": [180, 0, 0],
+                                            "scores": scores}]
+        return {"events": events + ([{"type": "match_won", "player": 0}] if won else [])}
+
+    read = candidates.Readings()
+    read.add_difference(observe.Difference("c", 1, 29, "play AH", "event", "play", "missing match_won",
+                                           reply([1040, 300, 200], True), reply([880, 300, 200], False),
+                                           {"phase": "play"}))
+    assert 1045 in candidates.values("match_end.target", 1000, read)
+
+
 def test_a_maximum_is_read_from_the_highest_bid_any_hand_was_offered() -> None:
     """Under a maximum of 410 the reference stops every hand at 410. Seven hands are offered
     bids up to 420 or 430 (their marriages reach no further), one up to 490: the maximum is 490

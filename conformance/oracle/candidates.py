@@ -103,6 +103,10 @@ class Readings:
     # lies above the one and at or below the other
     reached: dict[str, collections.Counter[int]] = field(default_factory=dict)
     passed: dict[str, int] = field(default_factory=dict)
+    # the scores a player won the match with in the reference's replies where the
+    # implementation's showed no win: the target lies above them. A jump to 1040 the engine
+    # caps on the barrel at 880 shows 880 only, and a target of 1920 nowhere else
+    overshot: collections.Counter[int] = field(default_factory=collections.Counter)
     # ``MARRIAGE_LINE``: the tricks a marriage holder leading was offered a declaration on, and not
     declared_on: set[int] = field(default_factory=set)
     undeclared_on: set[int] = field(default_factory=set)
@@ -304,6 +308,8 @@ class Readings:
         found = [min(self.reached[knob])] if self.reached.get(knob) else []
         if knob in self.passed and self.passed[knob] + CONTRACT_STEP not in found:
             found.append(self.passed[knob] + CONTRACT_STEP)
+        if knob == "match_end.target" and self.overshot and max(self.overshot) + CONTRACT_STEP not in found:
+            found.append(max(self.overshot) + CONTRACT_STEP)
         return found
 
     def _add_legal(self, legal: Sequence[str]) -> None:
@@ -314,7 +320,24 @@ class Readings:
                 self.amounts[amounts[-1]] += 1
                 self.steps.update(_steps(amounts))
 
+    def _add_overshot(self, d: observe.Difference) -> None:
+        """The score the reference's reply won the match with where the implementation's
+        showed no win (``overshot``)."""
+        wanted = (d.expected or {}).get("events") if isinstance(d.expected, dict) else None
+        sent = (d.actual or {}).get("events") if isinstance(d.actual, dict) else None
+        if not isinstance(wanted, list) or not isinstance(sent, list):
+            return
+        if any(isinstance(e, dict) and e.get("type") == "match_won" for e in sent):
+            return
+        won = [e.get("player") for e in wanted if isinstance(e, dict) and e.get("type") == "match_won"]
+        scores = [e.get("scores") for e in wanted if isinstance(e, dict) and e.get("type") == "deal_scored"]
+        if len(won) == 1 and _integer(won[0]) and scores and isinstance(scores[-1], list) \
+                and 0 <= won[0] < len(scores[-1]) and _integer(scores[-1][won[0]]):
+            self.overshot[scores[-1][won[0]]] += 1
+
     def add_difference(self, d: observe.Difference) -> None:
+        if d.kind == "event":
+            self._add_overshot(d)
         if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
             read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
             raised = raised_to(d.expected, d.actual)
@@ -397,7 +420,7 @@ class Readings:
         ``marriage_values`` and ``condition``: the marriages' points and the marriage condition
         under the rules now (for ``conditions`` and ``held``)."""
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
-                        self.shifted, self.replaced, self.counts):
+                        self.shifted, self.replaced, self.counts, self.overshot):
             by_knob.clear()
         self.stepped.clear()
         self.conditions.clear()
