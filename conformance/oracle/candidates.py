@@ -441,7 +441,9 @@ class Readings:
         alone offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and
         with diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
         holder held alone keeps its value in ``shown``, the table the events showed. Where no
-        table agrees with every holder (a bid capped by another rule), the first worth each
+        table agrees with every holder (a bid capped by another rule), those every holder
+        reaches that the fewest stop short of (``_tables``); then the tables within the
+        holders' bounds (``bounded_table``); where none is read either, the first worth each
         holder of one marriage allows over the first condition."""
         # the highest bid anyone was offered is the maximum's, not the ceiling's
         ceilings = [(pairs, top, step) for pairs, top, step in self.held if top < max(self.amounts, default=0)]
@@ -492,7 +494,8 @@ class Readings:
 
     def _tables(self, shown: dict[str, Any], condition: int,
                 ceilings: list[Held]) -> list[dict[str, Any]]:
-        """The tables over ``condition`` every holder in ``ceilings`` agrees with."""
+        """The tables over ``condition`` every holder in ``ceilings`` agrees with: each lets
+        every holder bid as high as it was offered, and the fewest holders stop short of it."""
         choices = self._worths(shown, condition, ceilings)
         suits = [suit for suit in SUITS if suit in choices]
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
