@@ -441,8 +441,7 @@ class Readings:
         alone offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and
         with diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
         holder held alone keeps its value in ``shown``, the table the events showed. Where no
-        table agrees with every holder (a bid capped by another rule), those every holder
-        reaches that the fewest stop short of (``_tables``); then the tables within the
+        table agrees with every holder (a bid capped by another rule), the tables within the
         holders' bounds (``bounded_table``); where none is read either, the first worth each
         holder of one marriage allows over the first condition."""
         # the highest bid anyone was offered is the maximum's, not the ceiling's
@@ -469,10 +468,8 @@ class Readings:
         found: list[int] = []
         plain = collections.Counter((top, step) for pairs, top, step in ceilings if not pairs)
         if plain:
-            # a bidder with no marriage offered bids up to 200 in tens has a condition of 200
-            # to 209: 205 shows only in the sums of two marriages a holder of both is offered
             (top, step), _count = plain.most_common(1)[0]
-            found += list(range(top + (-top) % CONTRACT_STEP, top + max(step, 1), CONTRACT_STEP))
+            found.append(top + (-top) % CONTRACT_STEP)
         if self.condition is not None:
             found.append(self.condition)
         kept = collections.Counter(top - shown[pairs[0]] for pairs, top, _step in ceilings
@@ -494,25 +491,16 @@ class Readings:
 
     def _tables(self, shown: dict[str, Any], condition: int,
                 ceilings: list[Held]) -> list[dict[str, Any]]:
-        """The tables over ``condition`` every holder in ``ceilings`` agrees with: each lets
-        every holder bid as high as it was offered, and the fewest holders stop short of it."""
+        """The tables over ``condition`` every holder in ``ceilings`` agrees with."""
         choices = self._worths(shown, condition, ceilings)
         suits = [suit for suit in SUITS if suit in choices]
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
             return []
         tables: list[dict[str, Any]] = []
-        fewest: int | None = None
         for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
             table = {**shown, **dict(zip(suits, combination))}
-            totals = [(condition + sum(table[suit] for suit in pairs), top, step) for pairs, top, step in ceilings if pairs]
-            if any(total < top for total, top, _step in totals):
-                continue  # a holder was offered more than this table lets it bid
-            # a holder's highest bid can be another cap's (a stop at 350 ends the bids of every
-            # holder of two marriages there): the tables fewest holders stop short of are kept
-            beyond = sum(1 for total, top, step in totals if total >= top + step)
-            if fewest is None or beyond < fewest:
-                fewest, tables = beyond, [table]
-            elif beyond == fewest:
+            if all(top <= condition + sum(table[suit] for suit in pairs) < top + step
+                   for pairs, top, step in ceilings if pairs):
                 tables.append(table)
         return tables[:EDGES]
 
