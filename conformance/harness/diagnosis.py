@@ -441,6 +441,11 @@ def _grouped(runs: Sequence[_Run], passed: Mapping[str, int]) -> list[dict[str, 
     return sorted(found, key=lambda g: (-g["count"], g["signature"]))
 
 
+def checks_of(cause: Mapping[str, Any]) -> set[str]:
+    """The signatures a root cause (of ``groups``, or a report's) gathers, its own included."""
+    return {str(c.get("signature")) for c in cause.get("checks") or ()} | {str(cause.get("signature"))}
+
+
 def groups(failures: Iterable[Failure], passed: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
     """Root causes of the failing runs, largest first; every run is in exactly one.
 
@@ -520,7 +525,7 @@ class Known:
         """The headline of the known cause that explains this check, or None."""
         kind = kind_of(signature)
         for cause in self.causes:
-            checks = {str(c.get("signature")) for c in cause.get("checks") or ()} | {str(cause.get("signature"))}
+            checks = checks_of(cause)
             if signature in checks:
                 return str(cause.get("signature"))
             if knobs and knobs[0] in (cause.get("knobs") or ()) and kind in {kind_of(s) for s in checks}:

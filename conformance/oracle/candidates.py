@@ -242,22 +242,19 @@ class Readings:
             self.steps[min(offered) - high] += 1
 
     def _add_held(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
-        """The marriages the bidder held and the highest bid it was offered (``held``); four
-        aces, which may count as a marriage, leave a hand out."""
-        held = _hand_to_act(before) if before.get("phase") == "auction" else None
+        """The marriages the bidder held and the highest bid it was offered (``held``)."""
+        pairs = _bidder_marriages(before)
         offered = sorted(_offered(legal, "bid"))
-        if held is None or {"A" + suit for suit in SUITS} <= held or len(offered) < 2:
+        if pairs is None or len(offered) < 2:
             return
-        pairs = _marriages_held(held)
         self.held[(pairs, offered[-1], min(_steps(offered)))] += 1
 
     def _add_bounds(self, before: dict[str, Any], step: observe.StepRecord) -> None:
         """The highest bid a holder was offered and the least refused above its ceiling
         (``reached_by``, ``refused_to``)."""
-        held = _hand_to_act(before) if before.get("phase") == "auction" else None
-        if held is None or {"A" + suit for suit in SUITS} <= held:
+        pairs = _bidder_marriages(before)
+        if pairs is None:
             return
-        pairs = _marriages_held(held)
         offered = _offered(step.legal or (), "bid")
         if offered:
             self.reached_by[pairs] = max(self.reached_by.get(pairs, 0), max(offered))
@@ -277,7 +274,7 @@ class Readings:
         top = max(self.amounts, default=0)
         holders = [reached for pairs, reached in self.reached_by.items() if pairs]
         capped = bool(holders) and min(holders) >= top
-        declared = {suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}
+        declared = self.declared()
         table = {**shown, **declared}
         for suit in SUITS:
             worth = table.get(suit)
@@ -428,10 +425,14 @@ class Readings:
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
         self.condition = condition if _integer(condition) else None
 
+    def declared(self) -> dict[str, int]:
+        """Per suit the events declared a marriage of, its commonest points."""
+        return {suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}
+
     def marriage_values(self, current: dict[str, Any]) -> list[dict[str, Any]]:
         """The marriage table the events showed (the commonest points per suit), over
         ``current``, then the tables the holders' highest amounts show (``marriage_tables``)."""
-        shown = {**current, **{suit: points.most_common(1)[0][0] for suit, points in self.marriages.items()}}
+        shown = {**current, **self.declared()}
         tables = [shown] if shown != current else []
         return tables + [t for t in self.marriage_tables(shown) if t != current and t not in tables]
 
@@ -579,6 +580,15 @@ def _hand_to_act(state: dict[str, Any]) -> set[str] | None:
     if not isinstance(hands, list) or not isinstance(seat, int) or not 0 <= seat < len(hands) or not isinstance(hands[seat], list):
         return None
     return {str(c) for c in hands[seat]}
+
+
+def _bidder_marriages(before: dict[str, Any]) -> tuple[str, ...] | None:
+    """The marriages (suits) the bidder to act held in an auction state, or None where the
+    state shows no bidder's hand; four aces, which may count as a marriage, leave a hand out."""
+    held = _hand_to_act(before) if before.get("phase") == "auction" else None
+    if held is None or {"A" + suit for suit in SUITS} <= held:
+        return None
+    return _marriages_held(held)
 
 
 def _marriages_held(hand: set[str]) -> tuple[str, ...]:

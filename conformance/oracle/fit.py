@@ -35,7 +35,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeGuard
 
 import yaml
 
@@ -634,7 +634,7 @@ class Fitter:
         of ``rules``), nearest the rules' table; None where none is read."""
         condition = next((c.value for c in changes if c.knob == "auction.marriage_needed_above"),
                          _value_in(rules, "auction.marriage_needed_above"))
-        if not isinstance(condition, int) or isinstance(condition, bool):
+        if not _numeric(condition):
             return None
         return self.read.bounded_table(_value_in(rules, "marriages.values"), condition)
 
@@ -1218,7 +1218,7 @@ def _ranking(item: tuple[Score, tuple[Change, ...]]) -> tuple[Score, int, int]:
     return score, len(changes), sum(1 for c in changes if _numeric(c.value))
 
 
-def _numeric(value: Any) -> bool:
+def _numeric(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

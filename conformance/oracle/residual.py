@@ -135,15 +135,15 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
     found = []
     twice = inconsistencies(records, cases) if cases else {}
     grouped = diagnosis.groups(failures(weighed, exercised, profile))
+    roots = [diagnosis.checks_of(group) for group in grouped]
     for number, group in enumerate(grouped):
         case_ids = tuple(run.rsplit("@", 1)[0] for run in group["cases"])
         shown = [(c, contradictions(records[c]) + twice.get(c, [])) for c in case_ids if c in records]
         odd = next(((c, said) for c, said in shown if said), None)
-        others = {check: at for at, other in enumerate(grouped, start=1) if at != number + 1 for check in _checks(other)}
-        tangled = _tangled_with([weighed[c] for c in case_ids], others)
+        others = {check: at for at, other in enumerate(roots, start=1) if at != number + 1 for check in other}
         if odd is not None:
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
-        elif tangled is not None:
+        elif (tangled := _tangled_with([weighed[c] for c in case_ids], others)) is not None:
             verdict, why = TANGLED, (f"in each of its {len(case_ids)} case(s) the observation that shows it also differs "
                                      f"as {tangled[0]} (cause {tangled[1]}): no value of its knobs can make that "
                                      "observation match while the other difference stays, so the evidence cannot "
@@ -154,11 +154,6 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
     return found
-
-
-def _checks(group: Mapping[str, Any]) -> set[str]:
-    """The signatures a root cause gathers."""
-    return {str(c.get("signature")) for c in group.get("checks") or ()} | {str(group.get("signature"))}
 
 
 def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int]) -> tuple[str, int] | None:
