@@ -693,6 +693,29 @@ def test_no_marriage_table_stands_in_for_no_ceiling_where_every_holder_reaches_t
     assert read.bounded_table({"S": 40, "C": 60, "D": 80, "H": 100}, 120) is None
 
 
+def test_a_marriage_table_is_read_past_a_stop_and_over_a_condition_between_two_bids() -> None:
+    """Bidders with no marriage are offered bids up to 200 in tens: a condition of 200 to 209.
+    Holders of one marriage are offered spades up to 250, clubs 320, diamonds 290 and hearts
+    230; a holder of diamonds and hearts up to 310, so those two sum to 105 to 114 over the
+    condition. Over 200 that needs 110 to 119 from diamonds (90 to 99) and hearts (30 to 39):
+    no table. Over 205, diamonds 85 to 94 and hearts 25 to 34: 85 + 25 = 110. Holders of clubs
+    and another marriage stop at 350 under a stop at 350, which bounds their ceilings from
+    below only (120 + 45 = 165 and 120 + 85 = 205 over 205 both reach it). The table of 45,
+    120, 85 and 25 over 205 is read (the benchmark's seed 37, v14, where fit took the
+    condition 200 with a table 5 above). With no stop in the rules read against, 350 is read
+    as a ceiling, and no table over 205 agrees with it."""
+    read = candidates.Readings()
+    read.held.update({((), 200, 10): 9, (("S",), 250, 10): 4, (("C",), 320, 10): 3, (("D",), 290, 10): 3,
+                      (("H",), 230, 10): 3, (("D", "H"), 310, 10): 2, (("C", "D"), 350, 10): 2,
+                      (("S", "C"), 350, 10): 1})
+    read.amounts.update({100: 9, 430: 1})
+    polish = {"S": 40, "C": 60, "D": 80, "H": 100}
+    read.fresh(polish, 100, 350)
+    assert {"S": 45, "C": 120, "D": 85, "H": 25} in read.marriage_tables(polish)
+    read.fresh(polish, 100, None)
+    assert {"S": 45, "C": 120, "D": 85, "H": 25} not in read.marriage_tables(polish)
+
+
 def test_a_target_is_read_above_a_score_the_reference_won_with_and_the_engine_did_not() -> None:
     """The reference lets a declarer jump from 860 to 1040 and win; the engine caps the
     jumper on the barrel at 880 and plays on, its target being 1920. Its own scores show 880

@@ -144,6 +144,9 @@ class Readings:
     reached_by: dict[tuple[str, ...], int] = field(default_factory=dict)
     refused_to: dict[tuple[str, ...], int] = field(default_factory=dict)
     condition: int | None = None  # the marriage condition under the rules read against
+    # the stop under those rules: a holder's highest bid there, with the auction below it, is
+    # the stop's and bounds the ceiling from below only (``marriage_tables``)
+    stop: int | None = None
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
@@ -384,7 +387,8 @@ class Readings:
         else:  # what stood in the knob's own value's place, what the observations it decides
             # showed, then the commonest overall
             ranked: list[int] = self.lines(knob)
-            for counter in (self.counts.get(knob), self.gaps.get(knob), self.replaced.get(current) if _integer(current) else None,
+            for counter in (self.counts.get(knob), self.gaps.get(knob), self._moved_by_gaps(knob, current),
+                            self.replaced.get(current) if _integer(current) else None,
                             self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
@@ -401,6 +405,15 @@ class Readings:
             ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
         return ranked
 
+    def _moved_by_gaps(self, knob: str, current: Any) -> collections.Counter[int] | None:
+        """The knob's value moved up by each gap its legal sets showed: four aces counted as
+        a marriage of 10 offer bids up to 110 where the engine's, worth 45, offer 140; the gap
+        of 30 is a value too, but 40 is the one that plays as 45."""
+        gaps = self.gaps.get(knob)
+        if not gaps or not _integer(current):
+            return None
+        return collections.Counter({current + gap: count for gap, count in gaps.items()})
+
     def _taken_instead(self, current: Any) -> collections.Counter[int] | None:
         """What the implementation took off a score where the reference took the knob's own
         value: a give-up penalty of 120 shows only as a delta of -120, and an engine's 165 as
@@ -408,14 +421,14 @@ class Readings:
         shown = self.replaced.get(-current) if _integer(current) and current > 0 else None
         return collections.Counter({-n: count for n, count in shown.items() if n < 0}) if shown else None
 
-    def fresh(self, marriage_values: dict[str, Any] | None = None, condition: Any = None) -> None:
+    def fresh(self, marriage_values: dict[str, Any] | None = None, condition: Any = None, stop: Any = None) -> None:
         """Forget all that was read from differences: what is read next is read against the
         rules now. A gap is measured from the rules the reference played under (one read
         before the marriage condition moved from 120 to 495, 375, says nothing about the four
         aces now), and a maximum of 575 that two legal sets still show is otherwise crowded
         out of the few edges tried by the amounts read under earlier rules.
-        ``marriage_values`` and ``condition``: the marriages' points and the marriage condition
-        under the rules now (for ``conditions`` and ``held``)."""
+        ``marriage_values``, ``condition`` and ``stop``: the marriages' points, the marriage
+        condition and the stop under the rules now (for ``conditions`` and ``held``)."""
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
                         self.shifted, self.replaced, self.counts, self.overshot):
             by_knob.clear()
@@ -424,6 +437,7 @@ class Readings:
         self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}
         self.condition = condition if _integer(condition) else None
+        self.stop = stop if _integer(stop) else None
 
     def declared(self) -> dict[str, int]:
         """Per suit the events declared a marriage of, its commonest points."""
@@ -451,6 +465,8 @@ class Readings:
         tables: list[dict[str, Any]] = []
         for condition in conditions:
             tables += [t for t in self._tables(shown, condition, ceilings) if t not in tables]
+        for condition in conditions if self.stop is not None else ():
+            tables += [t for t in self._tables(shown, condition, *self._past_stop(ceilings)) if t not in tables]
         bounded = [t for t in (self.bounded_table(shown, c) for c in conditions) if t is not None and t not in tables]
         if tables or not conditions:
             return tables + bounded
@@ -458,6 +474,14 @@ class Readings:
             return bounded
         choices = self._worths(shown, conditions[0], ceilings)
         return [{**shown, **{suit: worths[0] for suit, worths in choices.items()}}] if choices else []
+
+    def _past_stop(self, ceilings: list[Held]) -> tuple[list[Held], list[Held]]:
+        """``ceilings`` split at the rules' stop: a holder's highest bid there may be the
+        stop's (no bid passes a stop at 350 until the auction stands at it), its ceiling at
+        or above it. A stop the search tried may stand in for the ceilings of the holders
+        it meets, so the tables that read those as ceilings are tried too."""
+        return ([held for held in ceilings if held[1] != self.stop],
+                [held for held in ceilings if held[1] == self.stop and held[0]])
 
     def _shown_conditions(self, shown: dict[str, Any], ceilings: list[Held]) -> list[int]:
         """The marriage conditions to read the worths over: the highest bid of bidders with no
@@ -469,8 +493,10 @@ class Readings:
         found: list[int] = []
         plain = collections.Counter((top, step) for pairs, top, step in ceilings if not pairs)
         if plain:
+            # bids up to 200 in tens show a condition of 200 to 209: 205 shows only in the
+            # sums a holder of two marriages is offered
             (top, step), _count = plain.most_common(1)[0]
-            found.append(top + (-top) % CONTRACT_STEP)
+            found += list(range(top + (-top) % CONTRACT_STEP, top + max(step, 1), CONTRACT_STEP))
         if self.condition is not None:
             found.append(self.condition)
         kept = collections.Counter(top - shown[pairs[0]] for pairs, top, _step in ceilings
@@ -490,9 +516,10 @@ class Readings:
                 choices[suit] = sorted(worths, key=lambda worth: worth != shown.get(suit))
         return {suit: worths for suit, worths in choices.items() if worths}
 
-    def _tables(self, shown: dict[str, Any], condition: int,
-                ceilings: list[Held]) -> list[dict[str, Any]]:
-        """The tables over ``condition`` every holder in ``ceilings`` agrees with."""
+    def _tables(self, shown: dict[str, Any], condition: int, ceilings: list[Held],
+                stopped: Sequence[Held] = ()) -> list[dict[str, Any]]:
+        """The tables over ``condition`` every holder in ``ceilings`` agrees with, and under
+        which every holder in ``stopped`` reaches the stop."""
         choices = self._worths(shown, condition, ceilings)
         suits = [suit for suit in SUITS if suit in choices]
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
@@ -501,7 +528,8 @@ class Readings:
         for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
             table = {**shown, **dict(zip(suits, combination))}
             if all(top <= condition + sum(table[suit] for suit in pairs) < top + step
-                   for pairs, top, step in ceilings if pairs):
+                   for pairs, top, step in ceilings if pairs) \
+                    and all(condition + sum(table[suit] for suit in pairs) >= top for pairs, top, _step in stopped):
                 tables.append(table)
         return tables[:EDGES]
 

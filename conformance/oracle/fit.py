@@ -59,6 +59,7 @@ MAX_PASSES = 3
 MIN_GROUP = 1  # observations a group needs for a joint search: a coupled pair can show in two
 BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
 EQUIVALENTS_TRIED = 6
+WIDENINGS = 2  # times a group's sample is widened by the cases a change perfect on it broke
 WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
 GROUP_BUDGET = 160  # joint changes one group's beam scores at most
 CHUNK = 16  # cases replayed between two looks at whether a change already lost more than it gained
@@ -182,6 +183,11 @@ class Group:
     knobs: tuple[str, ...]
     observations: int
     cases: tuple[str, ...]  # the cases that show them, the most telling first
+    size: int = SAMPLE  # of the sample a joint change is scored on, the first cases
+
+    @property
+    def sample(self) -> tuple[str, ...]:
+        return self.cases[:self.size]
 
 
 @dataclass(frozen=True)
@@ -439,8 +445,8 @@ class Fitter:
             self._fruitless.add(searched)
         return best
 
-    def _searching(self, rules: Rules, group: Group, ids: list[str]) -> tuple[Change, ...] | None:
-        """``_searched``'s search itself."""
+    def _searching(self, rules: Rules, group: Group, ids: list[str], widened: int = 0) -> tuple[Change, ...] | None:
+        """``_searched``'s search itself; ``widened``: the times its sample was widened."""
         proposed = self._joint(rules, group)
         best = self._best_over_all(rules, proposed, ids)
         if best is None:
@@ -462,14 +468,40 @@ class Fitter:
                 best = self._best_over_all(rules, restarted, ids)
                 if best is None:  # a change found afresh can need a switch beside it as much
                     best = self._best_over_all(rules, self._completed(rules, restarted, group, ids), ids)
+        wider = self._unfooled(rules, group, proposed, ids) if best is None and widened < WIDENINGS else None
+        if wider is not None:
+            self.progress(f"searching {_named(group)} again on a sample with the cases its best change broke")
+            best = self._searching(rules, wider, ids, widened + 1)
         return best
+
+    def _unfooled(self, rules: Rules, group: Group, proposed: Sequence[tuple[Change, ...]],
+                  ids: list[str]) -> Group | None:
+        """The group with the matching cases a proposed change broke put into its sample, where
+        that change set the whole sample right and so ended the search there; None where none
+        did, or the sample held such cases already. Contracts capped at 370 for a declarer
+        with no marriage read as a maximum of 370, and the sample's three such cases match;
+        over every case it breaks the holders of marriages, whose contracts reach 600, and
+        only a sample with both shows no ceiling with a condition of 375."""
+        sample = list(group.sample)
+        now = self.weigh(rules, ids)
+        for cand in proposed:
+            if self.score(set_knob(rules, cand), sample)[0]:
+                continue
+            seen = self.weighed_already(set_knob(rules, cand), ids)
+            broken = sorted((c for c in seen if seen[c].missed - now[c].missed and c not in sample),
+                            key=lambda c: -len(seen[c].missed - now[c].missed))
+            if broken:
+                wider = [*sample, *broken[:SAMPLE]]
+                return Group(group.knobs, group.observations, (*wider, *(c for c in group.cases if c not in wider)),
+                             len(wider))
+        return None
 
     def _by_phase(self, rules: Rules, group: Group, ids: list[str]) -> list[PhasePart]:
         """The group's cases split by the phase its observations differ in, where its sample
         left some phase out: a score decided by fifty knobs differs after the last trick in
         many cases and after a give-up in a few, and a sample of the many never shows the
         defenders paid from the third give-up. The largest part first."""
-        sampled = set(group.cases[:SAMPLE])
+        sampled = set(group.sample)
         phases: dict[str, collections.Counter[str]] = {}
         for case_id, found in self.weigh(rules, list(group.cases)).items():
             for d, deciding in found.deciding:
@@ -540,7 +572,7 @@ class Fitter:
         marriage holder; with the ceiling gone too it is the engine's rule. Each is scored on the
         group's cases first, and weighed over every case (for the completion step to see what it
         broke) only when it makes some observation of theirs match."""
-        sample = list(group.cases[:SAMPLE])
+        sample = list(group.sample)
         now = self.weigh(rules, sample)
         shown: dict[str, list[int]] = {}
         for case_id in sample:
@@ -583,7 +615,7 @@ class Fitter:
                            key=lambda c: -len(seen[c].missed - now[c].missed))
             if not worse:
                 continue
-            sample = list(dict.fromkeys([*worse[:SAMPLE], *group.cases[:SAMPLE]]))
+            sample = list(dict.fromkeys([*worse[:SAMPLE], *group.sample]))
             alone = self.score(moved_rules, sample)
             # a knob the change only puts back may take a completing value instead: the search
             # from a stand-in put back finds what the other knob must be, not what it needs beside it
@@ -676,8 +708,8 @@ class Fitter:
         from the sample alone: a dump at -165 shows once among the thousands of numbers earlier
         searches read, and a marriage condition of 340 that the contracts show once the
         auction is right is crowded out by the 330 the auctions showed under earlier rules."""
-        sample = list(group.cases[:SAMPLE])
-        self.read.fresh(rules["marriages"]["values"], rules["auction"]["marriage_needed_above"])
+        sample = list(group.sample)
+        self._read_afresh(rules)
         for d in (d for e in self.weigh(rules, sample).values() for d in e.differing):
             self.read.add_difference(d)
         base = self.score(rules, sample)
@@ -700,6 +732,12 @@ class Fitter:
             scored += self._with_read_table(rules, scored, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=_ranking)
         return [c for _s, c in _with_ties(improving, OVER_ALL)]
+
+    def _read_afresh(self, rules: Rules) -> None:
+        """Forget what was read from differences; read next against ``rules``' marriage table,
+        marriage condition and stop (``Readings.fresh``)."""
+        auction = rules["auction"]
+        self.read.fresh(rules["marriages"]["values"], auction["marriage_needed_above"], auction["stop_at"])
 
     def _with_read_table(self, rules: Rules, scored: list[tuple[Score, tuple[Change, ...]]],
                          sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
@@ -999,7 +1037,7 @@ class Fitter:
         cannot make up for what it lost."""
         now = self.weigh(rules, ids)
         deciding: dict[str, list[str]] = {}
-        self.read.fresh(rules["marriages"]["values"], rules["auction"]["marriage_needed_above"])
+        self._read_afresh(rules)
         for case_id, found in now.items():
             for d in found.differing:
                 self.read.add_difference(d)
@@ -1114,7 +1152,7 @@ class Fitter:
         of each knob deciding at least half of those observations (a score line's values are
         read from the scores, and a match target above 1000 is the seventh of them)."""
         seen = self.weigh(back, [example])[example]
-        self.read.fresh(back["marriages"]["values"], back["auction"]["marriage_needed_above"])
+        self._read_afresh(back)
         live = self.live(back)
         counted: collections.Counter[str] = collections.Counter()
         fixed = 0
