@@ -368,6 +368,34 @@ rules:
 """
 
 
+FOUR_ACES_OPEN = """\
+profile: {name}
+title: Polish with no ceiling, a condition of 375 and four aces counted as a marriage
+status: draft
+summary: Polish rules raised one step at a time, with no marriage ceiling, a marriage needed above 375, bids up to 600, four aces worth 55 that count as a marriage, an opener who may pass, half the bid to the defenders on giving up, the next dealer after a redeal, no duty to trump or overtrump and a match won only on the target exactly.
+extends: polish
+sources: {{}}
+rules:
+  deal:
+    dealer_after_redeal: {{value: next, ruling: "The test table moves the deal on after a redeal."}}
+  auction:
+    raise: {{value: one_step, ruling: "The test table raises one step at a time."}}
+    marriage_needed_above: {{value: 375, ruling: "The test table asks for a marriage above 375."}}
+    ceiling: {{value: none, ruling: "The test table has no marriage ceiling."}}
+    max_bid: {{value: 600, ruling: "The test table caps bids at 600."}}
+    opener_may_pass: {{value: true, ruling: "The test table lets the opener pass."}}
+  giving_up:
+    defender_gain: {{value: half_bid, ruling: "The test table pays the defenders half the bid."}}
+  play:
+    must_trump: {{value: false, ruling: "The test table asks no one to trump."}}
+    must_overtrump: {{value: false, ruling: "The test table asks no one to overtrump."}}
+  marriages:
+    four_aces: {{value: 55, ruling: "The test table counts four aces as 55."}}
+  match_end:
+    over_target: {{value: exact_only, ruling: "The test table ends the match on the target exactly."}}
+"""
+
+
 ONE_STEP = """\
 profile: {name}
 title: Polish raised one step of 20 at a time
@@ -733,6 +761,18 @@ def test_a_target_is_read_above_a_score_the_reference_won_with_and_the_engine_di
     assert 1045 in candidates.values("match_end.target", 1000, read)
 
 
+def test_a_number_is_read_moved_by_the_gap_its_legal_sets_showed() -> None:
+    """Four aces worth 10 under a condition of 100 let their holder bid up to 110; the engine,
+    with four aces worth 45, offers bids up to 140 in tens. The gap between the two highest
+    bids, 30, is read as a value, and so is the rules' 10 moved up by it: 40, which plays as 45
+    (bids up to 140) where 30 does not (130)."""
+    read = candidates.Readings()
+    offered = [f"bid {amount}" for amount in range(100, 150, 10)]
+    read.gaps["marriages.four_aces"] = candidates._gaps(offered[:2], offered)
+    tried = read.for_knob("marriages.four_aces", 10)
+    assert 30 in tried and 40 in tried
+
+
 def test_a_maximum_is_read_from_the_highest_bid_any_hand_was_offered() -> None:
     """Under a maximum of 410 the reference stops every hand at 410. Seven hands are offered
     bids up to 420 or 430 (their marriages reach no further), one up to 490: the maximum is 490
@@ -926,6 +966,24 @@ def test_a_marriage_table_is_read_from_the_holders_highest_bids_when_no_declarat
     assert not result.residual
     assert _value(result.rules, "marriages.values") == {"S": 20, "C": 35, "D": 35, "H": 70}
     assert _value(result.rules, "auction.max_bid") == 600
+
+
+def test_a_sample_set_right_by_a_stand_in_is_widened_by_the_cases_it_broke(tmp_path: Path) -> None:
+    """Bids are raised one step at a time, so each bid legal set offers one amount and the
+    contracts show the caps: a declarer with no marriage up to 370 (a marriage above 375),
+    holders of a marriage or of four aces (55, counted as a marriage) up to 600 (no ceiling).
+    Marriages are answered ``unsupported``. The group's sample held three declarers with no
+    marriage, all set right by a maximum of 370, which breaks every holder over all cases; on
+    the parent fit then kept a condition of 500 with no ceiling on the contract and called 31
+    cases "a rule the schema has no knob for" (false; the benchmark's seed 39, v29). On the
+    sample widened by the cases the maximum broke, the search from the contract's ceiling put
+    back finds no ceiling with the condition, and four aces that count follow."""
+    path = _house(tmp_path, FOUR_ACES_OPEN, "four-aces-open")
+    result, _ = _fit("polish", [*PARTIAL, "marriage", "--rules", str(path)])
+    assert not result.residual
+    assert _value(result.rules, "auction.ceiling") == "none"
+    assert _value(result.rules, "auction.marriage_needed_above") in (370, 375)
+    assert _value(result.rules, "marriages.four_aces") is not None
 
 
 def test_a_step_shown_only_from_the_high_bid_to_the_one_bid_offered_is_read(tmp_path: Path) -> None:

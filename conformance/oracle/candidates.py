@@ -455,7 +455,9 @@ class Readings:
         marriage condition plus its marriages' worth, to the step below: a holder of clubs
         alone offered bids up to 490 over a condition of 460, in tens, holds 30 to 39, and
         with diamonds (30 to 39 alone) up to 530, 70 to 79: both 35 on a grid of 5. A suit no
-        holder held alone keeps its value in ``shown``, the table the events showed. Where no
+        holder held alone keeps its value in ``shown``, the table the events showed. Under a
+        stop, also the tables with a highest bid at the stop read as the stop's
+        (``_past_stop``). Where no
         table agrees with every holder (a bid capped by another rule), the tables within the
         holders' bounds (``bounded_table``); where none is read either, the first worth each
         holder of one marriage allows over the first condition."""
