@@ -34,6 +34,7 @@ AMOUNT_WORDS = ("bid", "contract")
 READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
+NAMED = 4  # knobs a differing observation's own diagnosis entry names, at most, to be searched in a wide group
 SUITS = ("S", "C", "D", "H")
 CEILING_REFUSAL = "bid_above_ceiling"  # the reason a bid over a holder's ceiling is refused
 MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
@@ -130,6 +131,10 @@ class Readings:
     # other steps: a bid step of 10 shows in every auction, yet a wide group's search takes
     # only the knobs its sample's cases exercise, and those cases were written for other rules
     stepped: set[str] = field(default_factory=set)
+    # the knobs a differing observation's own entry names, where they are few: an engine's
+    # extra ``dump`` event names the dump section's three knobs, where the score beside it is
+    # decided by some forty, and the cases of a wide group's sample were written for others
+    named: set[str] = field(default_factory=set)
     worths: dict[str, int] = field(default_factory=dict)  # suit -> a marriage's points under those rules
     # the marriages a bidder held (suits), the highest bid the implementation offered it and
     # the step between its bids. Under a marriage ceiling each shows the worth of the
@@ -353,6 +358,9 @@ class Readings:
                 self._add_condition(d)
             if steps_apart(d.expected, d.actual):
                 self.stepped.update(k for k in evidence.deciding_knobs(d) if k in STEP_KNOBS)
+        for named in evidence.named_knobs(d):
+            if len(named) <= NAMED:
+                self.named.update(named)
         amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
@@ -433,6 +441,7 @@ class Readings:
                         self.shifted, self.replaced, self.counts, self.overshot):
             by_knob.clear()
         self.stepped.clear()
+        self.named.clear()
         self.conditions.clear()
         self.numbers.clear()
         self.worths = {suit: points for suit, points in (marriage_values or {}).items() if _integer(points)}

@@ -21,6 +21,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
+from conformance.harness import diagnosis
 from conformance.oracle import observe
 
 Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
@@ -280,6 +281,24 @@ def deciding_knobs(d: observe.Difference) -> tuple[str, ...]:
     """The knobs spec/diagnosis.yaml says decide the observation (those of what it reads after)."""
     _signature, direct, upstream = observe._diagnosed(d)  # the runner's own lookup, shared with verify
     return direct + upstream
+
+
+def named_knobs(d: observe.Difference) -> list[tuple[str, ...]]:
+    """The knobs spec/diagnosis.yaml names for the observation itself, not those of what it
+    reads after (``see``), and for an event list those of each event type only one side sent:
+    an engine's extra ``dump`` event names the dump section's three, where the deal's score
+    beside it, the observation's finding, names some forty."""
+    named = [observe._diagnosed(d)[1]]
+    if d.kind == "event":
+        wanted, sent = (_event_types(side) for side in (d.expected, d.actual))
+        named += [diagnosis.decided("event", kind)[0] for kind in sorted(wanted ^ sent)]
+    return named
+
+
+def _event_types(reply: Any) -> set[str]:
+    """The types of the events of a reply as a difference holds it."""
+    events = reply.get("events") if isinstance(reply, dict) else None
+    return {str(e.get("type")) for e in events or () if isinstance(e, dict)}
 
 
 def first_differences(evidence: Evidence) -> list[observe.Difference]:

@@ -759,20 +759,25 @@ class Fitter:
     def _suspects(self, group: Group, sample: Sequence[str], also: frozenset[str] = frozenset()) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
         known to exercise (their ``knobs``: a change of each alone changes the case), which
-        keeps a score difference, decided by some forty knobs, to the few its cases test."""
+        keeps a score difference, decided by some forty knobs, to the few its cases test. The
+        knobs a differing observation's own entry names (``Readings.named``) go first: a beam
+        over thirty knobs spends its budget before the dump section, last in the list, where
+        the engine's extra ``dump`` event names it."""
+        named = [k for k in group.knobs if k in self.read.named]
+        ordered = [*named, *(k for k in group.knobs if k not in named)]
         if len(group.knobs) <= WIDE_GROUP:
-            return list(group.knobs)
+            return ordered
         exercised = {k for c in sample for k in self.by_id[c].knobs}
         # and the amount knobs whose values the differing legal sets showed: a case written for
         # the marriage ceiling does not list the maximum bid, yet an engine capping bids at 300
         # shows its cap there
-        exercised |= set(self.read.edges) | self.read.stepped
+        exercised |= set(self.read.edges) | self.read.stepped | self.read.named
         exercised |= also
         # and the knobs those switch on: a case that exercises a fixed gain for the defenders
         # does not list its amount (a change of the amount alone, under half the bid, changes
         # nothing), yet a fixed gain of 155 is both together
         exercised |= {k for k in group.knobs if set(controlling_knobs(*k.split("."))) & exercised}
-        return [k for k in group.knobs if k in exercised] or list(group.knobs)
+        return [k for k in ordered if k in exercised] or ordered
 
     def _beam(self, rules: Rules, group: Group, knobs: list[str], sample: list[str]) -> list[tuple[Score, tuple[Change, ...]]]:
         """Joint changes found a knob at a time: every single change first, then the best few
