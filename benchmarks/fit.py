@@ -20,8 +20,9 @@
     wrong when putting the secret one back in the fitted rules changes play on the profile's
     cases, and so does putting back the secret values of its whole section, or for a knob of
     the bid cap the secret's ceiling, marriage condition and maximum together, and so does putting back
-    with it the secret value of each knob fit lists as equally consistent in its place), secret
-    values missed (left at the profile's own where putting the secret one back changes play,
+    with it the secret value of each knob fit lists as equally consistent in its place; of
+    those, apart, the ones the implementation's observations cannot tell from the secret
+    value: ``untold``), secret values missed (left at the profile's own where putting the secret one back changes play,
     the same test), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
@@ -50,6 +51,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import subprocess
@@ -57,7 +59,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -450,15 +452,20 @@ def run_realistic(args: argparse.Namespace) -> None:
                 named = mistake_named(mutant, causes, wrong + missed, expressing, identical)
                 wrong = [k for k in wrong if k not in expressing]
                 missed = [k for k in missed if k not in expressing]
+            untold_wrong = [k for k in wrong if untold(fitter, result.rules, k, _value(secret, k), args.jobs,
+                                                       _in_its_place(secret, result.in_its_place.get(k, [])),
+                                                       result.in_its_place.get(k, []))]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked, expressing, missed))
+                         result.unchecked, expressing, missed, untold_wrong))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
                   f"    fitted  {', '.join(f'{k}: {_value(result.rules, k)!r}' for k in fit.changed_knobs(profile, result.rules)) or '-'}\n"
                   f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
-                  f"{wrong or 'none'}{'; missed ' + str(missed) if missed else ''}"
+                  f"{wrong or 'none'}"
+                  f"{' (the observations cannot tell from the secret value: ' + str(untold_wrong) + ')' if untold_wrong else ''}"
+                  f"{'; missed ' + str(missed) if missed else ''}"
                   f"{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
@@ -542,8 +549,7 @@ def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs
     if not fitter.consistent(back):
         return False
     ids = [case.id for case in fitter.cases]
-    fitter.reference = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)  # the fit closed its own
-    try:
+    with _reference_for(fitter, jobs):
         # weighed as fit weighs two rule sets: each case as far as both replays reach. Some
         # observation the secret value misses is reproduced: with a marriage counted from the
         # talon, no marriage condition reproduces the bids above 245 offered to such hands (28
@@ -552,6 +558,36 @@ def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs
         # what it fixes)
         with_secret, fitted = fitter.weigh(back, ids), fitter.weigh(rules, ids)
         return any(a - b for a, b in (evidence.compared(with_secret[c], fitted[c]) for c in ids))
+
+
+def untold(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs: int,
+           instead: Sequence[fit.Change] = (), listed: Sequence[fit.Change] = ()) -> bool:
+    """Is a wrong value one the implementation's observations cannot tell from the secret
+    one? With the secret value put back (alone, or with a change fit listed in its place, or
+    that change's secret value) the reference misses the very observations the fitted rules
+    miss, in every case: the cases where the two play apart are those a mutant's mistake
+    already sets apart (seed 39, v7: no win by a jump over the barrel, listed with a match
+    won on the target exactly in its place, which the secret has; the one case that plays
+    them apart has its tricks won by the wrong player). Counted apart, never instead of wrong."""
+    ids = [case.id for case in fitter.cases]
+    with _reference_for(fitter, jobs):
+        fitted = fitter.weigh(rules, ids)
+        for putting_back in ([fit.Change(knob, secret)], *([fit.Change(knob, secret), c] for c in [*instead, *listed])):
+            back = fit.set_knob(rules, putting_back)
+            if not fitter.consistent(back):
+                continue
+            with_secret = fitter.weigh(back, ids)
+            if all(with_secret[c].missed == fitted[c].missed for c in ids):
+                return True
+    return False
+
+
+@contextlib.contextmanager
+def _reference_for(fitter: fit.Fitter, jobs: int) -> Iterator[None]:
+    """The fitter's reference pool opened again for more replays (the fit closed its own)."""
+    fitter.reference = observe.Pool(REFERENCE_COMMAND, jobs, batch=True)
+    try:
+        yield
     finally:
         fitter.reference.close()
 
@@ -602,7 +638,8 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
     changed = sum(r[2] for r in rows)
     print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
-          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants); secret values left at the "
+          f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants; of them the implementation's "
+          f"observations cannot tell {sum(len(r[13]) for r in rows)} from the secret value); secret values left at the "
           f"profile's that change play: {sum(len(r[12]) for r in rows)} (in {sum(1 for r in rows if r[12])} variants); "
           f"values expressing a mutant's mistake on the corpus: {sum(len(r[11]) for r in rows)}")
     print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
