@@ -34,7 +34,7 @@ AMOUNT_WORDS = ("bid", "contract")
 READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
-NAMED = 4  # knobs a differing observation's own diagnosis entry names, at most, to be searched in a wide group
+NAMED = 4  # knobs an event type only one side sent names, at most, to be searched first in a wide group
 SUITS = ("S", "C", "D", "H")
 CEILING_REFUSAL = "bid_above_ceiling"  # the reason a bid over a holder's ceiling is refused
 MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
@@ -131,7 +131,7 @@ class Readings:
     # other steps: a bid step of 10 shows in every auction, yet a wide group's search takes
     # only the knobs its sample's cases exercise, and those cases were written for other rules
     stepped: set[str] = field(default_factory=set)
-    # the knobs a differing observation's own entry names, where they are few: an engine's
+    # the knobs named for each event type only one side sent, where they are few: an engine's
     # extra ``dump`` event names the dump section's three knobs, where the score beside it is
     # decided by some forty, and the cases of a wide group's sample were written for others
     named: set[str] = field(default_factory=set)

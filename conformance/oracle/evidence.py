@@ -284,15 +284,14 @@ def deciding_knobs(d: observe.Difference) -> tuple[str, ...]:
 
 
 def named_knobs(d: observe.Difference) -> list[tuple[str, ...]]:
-    """The knobs spec/diagnosis.yaml names for the observation itself, not those of what it
-    reads after (``see``), and for an event list those of each event type only one side sent:
-    an engine's extra ``dump`` event names the dump section's three, where the deal's score
-    beside it, the observation's finding, names some forty."""
-    named = [observe._diagnosed(d)[1]]
-    if d.kind == "event":
-        wanted, sent = (_event_types(side) for side in (d.expected, d.actual))
-        named += [diagnosis.decided("event", kind)[0] for kind in sorted(wanted ^ sent)]
-    return named
+    """For an event list, the knobs spec/diagnosis.yaml names for each event type only one
+    side sent, not those of what it reads after (``see``): an engine's extra ``dump`` event
+    names the dump section's three, where the deal's score beside it, the observation's
+    finding, names some forty."""
+    if d.kind != "event":
+        return []
+    wanted, sent = (_event_types(side) for side in (d.expected, d.actual))
+    return [diagnosis.decided("event", kind)[0] for kind in sorted(wanted ^ sent)]
 
 
 def _event_types(reply: Any) -> set[str]:

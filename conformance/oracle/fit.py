@@ -759,14 +759,14 @@ class Fitter:
     def _suspects(self, group: Group, sample: Sequence[str], also: frozenset[str] = frozenset()) -> list[str]:
         """The group's knobs to search: all of them when few; else those the sample's cases are
         known to exercise (their ``knobs``: a change of each alone changes the case), which
-        keeps a score difference, decided by some forty knobs, to the few its cases test. The
-        knobs a differing observation's own entry names (``Readings.named``) go first: a beam
-        over thirty knobs spends its budget before the dump section, last in the list, where
-        the engine's extra ``dump`` event names it."""
+        keeps a score difference, decided by some forty knobs, to the few its cases test. There
+        the knobs named for an event type only one side sent (``Readings.named``) go first: a
+        beam over thirty knobs spends its budget before the dump section, last in the list,
+        where the engine's extra ``dump`` event names it."""
+        if len(group.knobs) <= WIDE_GROUP:
+            return list(group.knobs)
         named = [k for k in group.knobs if k in self.read.named]
         ordered = [*named, *(k for k in group.knobs if k not in named)]
-        if len(group.knobs) <= WIDE_GROUP:
-            return ordered
         exercised = {k for c in sample for k in self.by_id[c].knobs}
         # and the amount knobs whose values the differing legal sets showed: a case written for
         # the marriage ceiling does not list the maximum bid, yet an engine capping bids at 300
