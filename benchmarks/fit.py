@@ -23,7 +23,7 @@
     with it the secret value of each knob fit lists as equally consistent in its place; of
     those, apart, the ones the implementation's observations cannot tell from the secret
     value: ``untold``), secret values missed (left at the profile's own where putting the secret one back changes play,
-    the same test), whether the fitted rules play like the secret ones on the profile's cases (as far
+    the same test; apart, those ``untold`` from the profile's value), whether the fitted rules play like the secret ones on the profile's cases (as far
     as the implementation shows them: a case of a partial one ends at its first action declared
     unsupported, and nothing after it is anyone's evidence), whether
     the residual names exactly the mutant's mistake (``mutants.matrix.names_the_mistake``; with
@@ -455,9 +455,10 @@ def run_realistic(args: argparse.Namespace) -> None:
             untold_wrong = [k for k in wrong if untold(fitter, result.rules, k, _value(secret, k), args.jobs,
                                                        _in_its_place(secret, result.in_its_place.get(k, [])),
                                                        result.in_its_place.get(k, []))]
+            untold_missed = [k for k in missed if untold(fitter, result.rules, k, _value(secret, k), args.jobs)]
             ratio = seconds / verify_seconds(profile_name)
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked, expressing, missed, untold_wrong))
+                         result.unchecked, expressing, missed, untold_wrong, untold_missed))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
@@ -466,6 +467,7 @@ def run_realistic(args: argparse.Namespace) -> None:
                   f"{wrong or 'none'}"
                   f"{' (the observations cannot tell from the secret value: ' + str(untold_wrong) + ')' if untold_wrong else ''}"
                   f"{'; missed ' + str(missed) if missed else ''}"
+                  f"{' (the observations cannot tell from the profile value: ' + str(untold_missed) + ')' if untold_missed else ''}"
                   f"{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
@@ -640,7 +642,8 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
           f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants; of them the implementation's "
           f"observations cannot tell {sum(len(r[13]) for r in rows)} from the secret value); secret values left at the "
-          f"profile's that change play: {sum(len(r[12]) for r in rows)} (in {sum(1 for r in rows if r[12])} variants); "
+          f"profile's that change play: {sum(len(r[12]) for r in rows)} (in {sum(1 for r in rows if r[12])} variants; "
+          f"of them the observations cannot tell {sum(len(r[14]) for r in rows)} from the profile's value); "
           f"values expressing a mutant's mistake on the corpus: {sum(len(r[11]) for r in rows)}")
     print(f"identical on the profile's cases: {sum(1 for r in free if r[6])} of {len(free)} variants without a mutant "
           f"({sum(1 for r in free if r[6]) / max(1, len(free)):.0%})")
