@@ -476,9 +476,9 @@ class Fitter:
 
     def _unfooled(self, rules: Rules, group: Group, proposed: Sequence[tuple[Change, ...]],
                   ids: list[str]) -> Group | None:
-        """The group with the matching cases a proposed change broke put into its sample, where
-        that change set the whole sample right and so ended the search there; None where no
-        such change broke a case outside the sample. Contracts capped at 370 for a declarer
+        """The group with the cases a proposed change broke (observations that matched before
+        and differ under it) put into its sample, where that change set the whole sample right
+        and so ended the search there; None where no such change broke a case outside the sample. Contracts capped at 370 for a declarer
         with no marriage read as a maximum of 370, and the sample's three such cases match;
         over every case it breaks the holders of marriages, whose contracts reach 600, and
         only a sample with both shows no ceiling with a condition of 370."""
