@@ -476,8 +476,10 @@ class Readings:
         tables: list[dict[str, Any]] = []
         for condition in conditions:
             tables += [t for t in self._tables(shown, condition, ceilings) if t not in tables]
-        for condition in conditions if self.stop is not None else ():
-            tables += [t for t in self._tables(shown, condition, *self._past_stop(ceilings)) if t not in tables]
+        if self.stop is not None:
+            below, stopped = self._past_stop(ceilings)
+            for condition in conditions:
+                tables += [t for t in self._tables(shown, condition, below, stopped) if t not in tables]
         bounded = [t for t in (self.bounded_table(shown, c) for c in conditions) if t is not None and t not in tables]
         if tables or not conditions:
             return tables + bounded

@@ -478,16 +478,18 @@ class Fitter:
                   ids: list[str]) -> Group | None:
         """The group with the cases a proposed change broke (observations that matched before
         and differ under it) put into its sample, where that change set the whole sample right
-        and so ended the search there; None where no such change broke a case outside the sample. Contracts capped at 370 for a declarer
-        with no marriage read as a maximum of 370, and the sample's three such cases match;
-        over every case it breaks the holders of marriages, whose contracts reach 600, and
-        only a sample with both shows no ceiling with a condition of 370."""
+        and so ended the search there; None where no such change broke a case outside the
+        sample. Contracts capped at 370 for a declarer with no marriage read as a maximum of
+        370, and the sample's three such cases match; over every case it breaks the holders of
+        marriages, whose contracts reach 600, and only a sample with both shows no ceiling
+        with a condition of 370."""
         sample = list(group.sample)
         now = self.weigh(rules, ids)
         for cand in proposed:
-            if self.score(set_knob(rules, cand), sample)[0]:
+            moved = set_knob(rules, cand)
+            if self.score(moved, sample)[0]:
                 continue
-            seen = self.weighed_already(set_knob(rules, cand), ids)
+            seen = self.weighed_already(moved, ids)
             broken = sorted((c for c in seen if seen[c].missed - now[c].missed and c not in sample),
                             key=lambda c: -len(seen[c].missed - now[c].missed))
             if broken:
