@@ -534,14 +534,14 @@ def _give_up_counter_shared() -> list[Patch]:
 # ===================================================================== bolts
 
 
-def _bolts_with(is_zero: Callable[[MatchState, Any, int], bool], who: Callable[[Any], list[int]],
+def _bolts_with(is_zero: Callable[[MatchState, Any, int], bool], who: Callable[[MatchState, Any], list[int]],
                 reset: bool = True) -> Callable[[MatchState, Any, Events], None]:
     """deal_end._bolts with another idea of a zero, of who gets bolts, or of the reset."""
     def bolts(state: MatchState, outcome: Any, events: Events) -> None:
         rules = state.rules.bolts
         if not rules.enabled or (outcome.kind == "given_up" and not rules.in_give_up_deal):
             return
-        for p in who(outcome):
+        for p in who(state, outcome):
             if p in outcome.occupants and not rules.on_barrel:
                 continue
             if not is_zero(state, outcome, p):
@@ -564,18 +564,24 @@ def _normal_zero(state: MatchState, outcome: Any, p: int) -> bool:
     return state.tricks_won[p] == 0
 
 
-def _defenders(outcome: Any) -> list[int]:
-    return [(outcome.declarer + 1) % 3, (outcome.declarer + 2) % 3]
+def _judged(state: MatchState, outcome: Any) -> list[int]:
+    """The players deal_end judges for a bolt, in its order: a declarer who played the deal
+    first when bolts.declarer says so, then the defenders. A mutant of the zero or of the
+    count keeps this, so that its mistake is the one its description names and no other: the
+    defenders alone would also drop every declarer's bolt under classic."""
+    defenders = [(outcome.declarer + 1) % 3, (outcome.declarer + 2) % 3]
+    declarer = [outcome.declarer] if state.rules.bolts.declarer and outcome.kind == "played" else []
+    return declarer + defenders
 
 
-@mutant("bolt-for-two-points", "counts a defender's deal of 2 points or less (a jack and two nines) as a bolt", "bolts.zero")
+@mutant("bolt-for-two-points", "counts a deal of 2 points or less (a jack and two nines) as a bolt", "bolts.zero")
 def _bolt_two_points() -> list[Patch]:
-    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: bool(o.points[p] <= 2), _defenders))]
+    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: bool(o.points[p] <= 2), _judged))]
 
 
 @mutant("bolt-counts-tricks", "makes a bolt 'no trick won' where bolts.zero says 'no points'", "bolts.zero")
 def _bolt_counts_tricks() -> list[Patch]:
-    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: s.tricks_won[p] == 0, _defenders))]
+    return [setting(deal_end, "_bolts", _bolts_with(lambda s, o, p: s.tricks_won[p] == 0, _judged))]
 
 
 @mutant("bolt-for-failed-declarer", "gives a bolt to a declarer who fails the contract", "bolts")
@@ -583,12 +589,12 @@ def _bolt_failed_declarer() -> list[Patch]:
     def zero(state: MatchState, outcome: Any, p: int) -> bool:
         return (not outcome.made) if p == outcome.declarer else _normal_zero(state, outcome, p)
 
-    return [setting(deal_end, "_bolts", _bolts_with(zero, lambda o: [0, 1, 2]))]
+    return [setting(deal_end, "_bolts", _bolts_with(zero, lambda s, o: [0, 1, 2]))]
 
 
 @mutant("bolt-counter-not-reset", "keeps counting bolts after a penalty instead of starting again", "bolts.every")
 def _bolt_not_reset() -> list[Patch]:
-    return [setting(deal_end, "_bolts", _bolts_with(_normal_zero, _defenders, reset=False))]
+    return [setting(deal_end, "_bolts", _bolts_with(_normal_zero, _judged, reset=False))]
 
 
 knob_mutant("bolt-on-barrel", "counts bolts for a player on the barrel (ignores bolts.on_barrel)", "bolts", on_barrel=True)

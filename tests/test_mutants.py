@@ -194,6 +194,36 @@ def test_give_up_counter_shared_charges_another_player_s_give_ups() -> None:
         assert scores(match) == [-120, 60, 60]
 
 
+def _bolts_taken(mutant: str | None, points: list[int], tricks_won: list[int]) -> list[int]:
+    """The bolts deal_end gives under classic with its option of bolts for the declarer too (a
+    zero judged by points) after a played deal of seat 0's, with or without a mutant."""
+    document = variants.resolve("classic").to_document()
+    document["rules"]["bolts"]["declarer"] = True
+    state = MatchState(Rules.from_document(document))
+    state.tricks_won = list(tricks_won)
+    outcome = deal_end.DealOutcome("played", 0, 100, False, list(points), [])
+    events: list[dict[str, Any]] = []
+    if mutant is None:
+        deal_end._bolts(state, outcome, events)
+    else:
+        with CATALOGUE[mutant].applied():
+            deal_end._bolts(state, outcome, events)
+    return [e["player"] for e in events if e["type"] == "bolt"]
+
+
+def test_a_mutant_of_the_bolt_s_zero_still_judges_the_declarer_where_the_rules_do() -> None:
+    # seat 0 declared and failed: 0 points in 0 tricks; seat 1 took 2 points in one trick
+    # (a jack and two nines), seat 2 the other 118. These rules give the declarer a bolt, as
+    # they do a defender; each mutant changes what a zero is and nothing else
+    assert _bolts_taken(None, [0, 2, 118], [0, 1, 7]) == [0]
+    assert _bolts_taken("bolt-for-two-points", [0, 2, 118], [0, 1, 7]) == [0, 1]
+    assert _bolts_taken("bolt-counts-tricks", [0, 2, 118], [0, 1, 7]) == [0]
+    # a declarer with 2 points is a zero for the two-point mutant; one trick won is none for
+    # the trick-counting one
+    assert _bolts_taken("bolt-for-two-points", [2, 0, 118], [1, 0, 7]) == [0, 1]
+    assert _bolts_taken("bolt-counts-tricks", [2, 0, 118], [1, 0, 7]) == [1]
+
+
 # ------------------------------------------------------------- the mutant server
 
 
