@@ -1,5 +1,5 @@
 """What no value ``thousand fit`` tried explains: root causes as ``thousand verify`` groups them,
-each judged a rule the schema has no knob for, likely a bug, or tangled with another cause.
+each judged a rule the schema has no knob for or likely a bug, with the differences it hides.
 
 A cause is "likely a bug" when the implementation contradicts itself or shows a state no
 game can reach: it refuses an action its own legal set offered, accepts one its legal set
@@ -10,6 +10,9 @@ Otherwise the same observation differs the same way wherever it occurs, consiste
 some rule the schema cannot write down: "a rule the schema has no knob for", unless every
 observation that shows it also differs as another cause's root does: then no value of its own
 knobs can make one match, and the evidence says nothing of them ("tangled with another cause").
+A tangled difference is written beside the cause it is tangled with, not as a cause of its
+own: each line of the residual is a missing rule or a likely bug, and what that line hides
+goes with it.
 
 The root causes are written as a report of the same shape as ``thousand verify --report``
 (spec/schema/report.schema.json), so that ``thousand fuzz --known`` can leave them out.
@@ -17,6 +20,7 @@ The root causes are written as a report of the same shape as ``thousand verify -
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 import json
 from typing import Any, Iterator, Mapping, Sequence
@@ -37,13 +41,14 @@ TANGLED = "tangled with another cause"
 class Cause:
     """One root cause left over, with the verdict and what shows it."""
 
-    verdict: str  # NO_KNOB or BUG
+    verdict: str  # NO_KNOB or BUG (TANGLED only before it is folded into its host, see ``_folded``)
     signature: str
     knobs: tuple[str, ...]
-    cases: tuple[str, ...]
+    cases: tuple[str, ...]  # the cases of the differences it hides included
     observations: int
     example: str  # the first case that shows it, and where
     why: str
+    hidden: tuple[Cause, ...] = ()  # differences tangled with it: in the very observations it differs in
 
 
 def contradictions(record: observe.CaseRecord) -> list[str]:
@@ -133,6 +138,7 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
     the joint values of a group's knobs, so "no joint value reproduces it" is not known).
     With ``cases`` (the transcripts by id), a situation answered two ways is a contradiction too."""
     found = []
+    hosts: dict[int, int] = {}  # a tangled cause's index: that of the cause it is tangled with
     twice = inconsistencies(records, cases) if cases else {}
     grouped = diagnosis.groups(failures(weighed, exercised, profile))
     roots = [diagnosis.checks_of(group) for group in grouped]
@@ -144,16 +150,49 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
         if odd is not None:
             verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
         elif (tangled := _tangled_with([weighed[c] for c in case_ids], others)) is not None:
+            hosts[number] = tangled[1] - 1
             verdict, why = TANGLED, (f"in each of its {len(case_ids)} case(s) the observation that shows it also differs "
-                                     f"as {tangled[0]} (cause {tangled[1]}): no value of its knobs can make that "
+                                     f"as {tangled[0]}: no value of its knobs can make that "
                                      "observation match while the other difference stays, so the evidence cannot "
-                                     "say whether a knob explains it; set that cause right first")
+                                     "say whether a knob explains it; set that difference right first")
         else:
             verdict, why = NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
         count = sum(len(weighed[c].missed | weighed[c].set_aside) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
-    return found
+    return _folded(found, hosts)
+
+
+def _folded(found: list[Cause], hosts: Mapping[int, int]) -> list[Cause]:
+    """The causes with each tangled one moved beside the cause it is tangled with (``hosts``:
+    its index to that cause's), following a chain of tangles to a cause that is not; a
+    tangle that comes back round stays a cause of its own. Seed 41 v10: a knock-off penalty
+    of 325, shown only in replies whose deal score an undeclared marriage already sets wrong,
+    is no second mistake of the engine's the evidence can show; the line says so under the
+    marriage's cause."""
+    def host(index: int) -> int | None:
+        seen = {index}
+        while index in hosts:
+            index = hosts[index]
+            if index in seen:
+                return None
+            seen.add(index)
+        return index
+
+    beside: dict[int, list[Cause]] = {}
+    for index in sorted(hosts):
+        at = host(index)
+        if at is not None:
+            beside.setdefault(at, []).append(found[index])
+    kept = []
+    for index, cause in enumerate(found):
+        if index in hosts and host(index) is not None:
+            continue
+        hidden = beside.get(index, [])
+        kept.append(dataclasses.replace(
+            cause, cases=tuple(dict.fromkeys([*cause.cases, *(c for h in hidden for c in h.cases)])),
+            observations=cause.observations + sum(h.observations for h in hidden), hidden=tuple(hidden)))
+    return kept
 
 
 def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int]) -> tuple[str, int] | None:
@@ -197,6 +236,10 @@ def describe(found: Sequence[Cause], limit: int = 12) -> list[str]:
         lines += [f"{number}. {cause.verdict}: {cause.signature} ({len(cause.cases)} case(s), {cause.observations} "
                   f"observation(s)); knobs looked at: {knobs}",
                   f"   why: {cause.why}", f"   first: {cause.example}"]
+        for hidden in cause.hidden:
+            lines += [f"   beside it, {TANGLED}: {hidden.signature} ({len(hidden.cases)} case(s), {hidden.observations} "
+                      f"observation(s)); knobs looked at: {', '.join(hidden.knobs[:6]) or 'no knob decides it'}",
+                      f"     why: {hidden.why}", f"     first: {hidden.example}"]
     if len(found) > limit:
         lines.append(f"... and {len(found) - limit} more cause(s)")
     return lines
