@@ -1722,6 +1722,91 @@ def test_an_observation_that_follows_a_difference_left_is_downstream() -> None:
     assert evidence.clean_fixes(before, after) == [(1, 20, "reply")]
 
 
+def test_a_score_set_right_beside_a_bolt_counted_at_the_same_step_is_evidence() -> None:
+    """Seed 41 v7: the engine counts a defender's 2 points as a bolt and rounds a declarer's
+    total to 5. With the rounding put right, the last card's reply still differs by that extra
+    bolt, and so does the bolt count after it; the scores and the deal's result beside them
+    read neither (a bolt's penalty is an event of its own), so setting them right is evidence.
+    A reply that still differs in the deal's score, or in a bolt's penalty, holds them
+    downstream as before, and so does a bolt that differed at an earlier step."""
+    trick = {"type": "trick_won", "player": 1, "trick": 8, "cards": ["9H", "JH", "9C"], "points": 2}
+    scored = {"type": "deal_scored", "points": [118, 2, 0], "deltas": [120, 0, 0], "scores": [120, 0, 0]}
+    bolt = {"type": "bolt", "player": 1, "count": 1}
+
+    def reply(expected: list[Any], actual: list[Any], step: int = 29) -> observe.Difference:
+        return observe.Difference("c", 1, step, "play 9C", "event", "play", "unexpected bolt",
+                                  {"events": expected}, {"events": actual})
+
+    bolts = observe.Difference("c", 1, 29, "play 9C", "state", "play", "state.bolts", [0, 0, 0], [0, 1, 0])
+    scores, result = (1, 29, "state.scores"), (1, 29, "state.deal_result")
+
+    def left(*differing: observe.Difference) -> evidence.Evidence:
+        return evidence.Evidence("c", 60, 0, differing, frozenset(evidence.key_of(d) for d in differing))
+
+    only_bolt = left(reply([trick, scored], [trick, bolt, scored]), bolts)
+    assert not evidence.downstream(scores, only_bolt) and not evidence.downstream(result, only_bolt)
+    before = left(reply([trick, scored], [trick, bolt, {**scored, "scores": [115, 0, 0]}]), bolts)
+    before = replace(before, missed=before.missed | {scores, result})
+    assert set(evidence.clean_fixes(before, only_bolt)) == {scores, result}
+    # told at the first step that differs: a rule set that still misses the scores there is
+    # told apart from one that does not
+    assert scores in replace(only_bolt, missed=only_bolt.missed | {scores}).clean
+    # the deal's score still differs beside the bolt: the scores follow from it
+    with_score = left(reply([trick, scored], [trick, bolt, {**scored, "points": [120, 2, 0]}]), bolts)
+    assert evidence.downstream(scores, with_score)
+    assert scores not in replace(with_score, missed=with_score.missed | {scores}).clean
+    # a penalty the bolt brought is no count only
+    penalty = {"type": "bolt_penalty", "player": 1, "penalty": 120}
+    assert evidence.downstream(scores, left(reply([trick, scored], [trick, bolt, penalty, scored])))
+    # a bolt that differed at an earlier step sets the games apart for what follows it
+    earlier = left(replace(bolts, step=20))
+    assert evidence.downstream(scores, earlier)
+
+
+SEED_41_7 = """\
+profile: {name}
+title: Classic as a seeded secret table plays it
+status: draft
+summary: Nine knobs of classic changed in six sections, as the realistic benchmark's seed 41 drew them.
+extends: classic
+sources: {{}}
+rules:
+  auction:
+    marriage_needed_above: {{value: 190, ruling: "The seeded table asks for a marriage above 190."}}
+    max_bid: {{value: 290, ruling: "The seeded table caps bids at 290."}}
+    barrel_min_bid: {{value: 215, ruling: "The seeded table asks a player on the barrel to bid 215 at least."}}
+  talon:
+    shown: {{value: from_bid, ruling: "The seeded table shows the talon from a bid up."}}
+  marriages:
+    first_trick: {{value: true, ruling: "The seeded table lets a marriage be declared on the first trick."}}
+  scoring:
+    declarer_rounding: {{value: nearest_5, ruling: "The seeded table rounds a declarer's total to 5."}}
+  barrel:
+    defender_points: {{value: counted, ruling: "The seeded table counts a defender's points on the barrel."}}
+    win_by: {{value: any_gain, ruling: "The seeded table wins from the barrel with any gain."}}
+  match_end:
+    tie_break: {{value: highest, ruling: "The seeded table gives a tie to the highest score."}}
+"""
+
+
+def test_a_rounding_shown_only_beside_a_mutant_s_extra_bolt_is_found_and_the_bolt_named(tmp_path: Path) -> None:
+    """Seed 41 v7 on classic's bolt and scoring cases: the declarer's total rounded to 5 shows
+    only at the last card of two deals whose reply also holds the mutant's extra bolt (a
+    defender's 2 points counted as a zero). The scores set right beside it are evidence, so
+    fit finds the rounding, and the residual is the bolt alone, naming bolts.zero among the
+    knobs it shows."""
+    from mutants.catalogue import CATALOGUE
+    from mutants.matrix import names_the_mistake
+
+    path = _house(tmp_path, SEED_41_7, "seed-41-7")
+    name = "bolt-for-two-points"
+    command = [sys.executable, "-m", "mutants.serve", "--rules", str(path), name]
+    result, fitter = _fit("classic", command, "classic/bolts/*", "classic/scoring/*")
+    assert _value(result.rules, "scoring.declarer_rounding") == "nearest_5"
+    causes = residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", cases=fitter.by_id)
+    assert causes and all(names_the_mistake(c.signature, list(c.knobs), CATALOGUE[name].knobs) for c in causes)
+
+
 def test_two_rule_sets_that_differ_only_downstream_of_a_difference_play_the_same_for_fit() -> None:
     """A card given to the wrong player (a mistake no knob names) sets the hands apart at step 4;
     what the contract's legal sets show after it follows from the wrong hand. Two marriage lines

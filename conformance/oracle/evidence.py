@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Iterable, Sequence
 
 from conformance.harness import diagnosis
+from conformance.harness.runner import equal
 from conformance.oracle import observe
 
 Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
@@ -97,7 +98,10 @@ class Evidence:
         player) the hands differ, and a contract ceiling that happens to match the wrong
         hand's marriages is no evidence against one that does not."""
         first = min((_position(key) for key in (*self.missed, *self.set_aside) if key[2] != "legal"), default=None)
-        return frozenset(key for key in self.missed if first is None or _position(key) <= first)
+        # at that step, an observation after the first to differ is told too when only a bolt
+        # counted differs before it (``downstream``)
+        return frozenset(key for key in self.missed if first is None or _position(key) <= first
+                         or (key[:2] == first[:2] and not downstream(key, self)))
 
     @functools.cached_property
     def decided_by(self) -> frozenset[str]:
@@ -260,10 +264,34 @@ def downstream(key: Key, found: Evidence) -> bool:
     than it? Then what ``key`` shows follows from a situation the rules under test did not
     reproduce, and matching it is no evidence for them: a declarer's total rounded to 10 can
     set right a score whose raw points (an undeclared marriage counted) are still wrong.
-    Differing legal sets do not set the games apart: the same actions are played either way."""
+    Differing legal sets do not set the games apart: the same actions are played either way,
+    and neither does a bolt counted at the same step (``_bolt_count_only``)."""
     at = _position(key)
     return any(other != key and other[2] != "legal" and _position(other) <= at
+               and not (other[:2] == key[:2] and _bolt_count_only(other, found))
                for other in (*found.missed, *found.set_aside))
+
+
+def _bolt_count_only(key: Key, found: Evidence) -> bool:
+    """Is the difference at ``key`` in the bolt count alone: ``state.bolts``, or a reply whose
+    events are the same once the ``bolt`` events are left out? A bolt is counted after the
+    deal's score and nothing of that step reads it (its penalty is an event of its own,
+    ``bolt_penalty``, so a penalty that differs is no count only). A score set right beside
+    it is evidence: seed 41 v7, whose engine counts a defender's 2 points as a bolt, shows
+    a declarer's total rounded to 5 in the scores beside that extra bolt, and nowhere else."""
+    if key[2] == "state.bolts":
+        return True
+    replies = [d for d in found.differing if key_of(d) == key]
+    return bool(replies) and all(d.kind == "event" and equal(*(_without_bolts(side) for side in (d.expected, d.actual)))
+                                 for d in replies)
+
+
+def _without_bolts(said: Any) -> Any:
+    """A reply as a difference holds it (``{"events": [...]}``) without its ``bolt`` events."""
+    events = said.get("events") if isinstance(said, dict) else None
+    if not isinstance(events, list):
+        return said
+    return [e for e in events if not (isinstance(e, dict) and e.get("type") == "bolt")]
 
 
 def clean_fixes(before: Evidence, after: Evidence) -> list[Key]:
