@@ -44,7 +44,7 @@ class Cause:
     verdict: str  # NO_KNOB or BUG (TANGLED only before it is folded into its host, see ``_folded``)
     signature: str
     knobs: tuple[str, ...]
-    cases: tuple[str, ...]  # the cases of the differences it hides included
+    cases: tuple[str, ...]
     observations: int
     example: str  # the first case that shows it, and where
     why: str
@@ -188,10 +188,7 @@ def _folded(found: list[Cause], hosts: Mapping[int, int]) -> list[Cause]:
     for index, cause in enumerate(found):
         if index in hosts and host(index) is not None:
             continue
-        hidden = beside.get(index, [])
-        kept.append(dataclasses.replace(
-            cause, cases=tuple(dict.fromkeys([*cause.cases, *(c for h in hidden for c in h.cases)])),
-            observations=cause.observations + sum(h.observations for h in hidden), hidden=tuple(hidden)))
+        kept.append(dataclasses.replace(cause, hidden=tuple(beside.get(index, []))))
     return kept
 
 
