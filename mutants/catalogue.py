@@ -568,7 +568,8 @@ def _judged(state: MatchState, outcome: Any) -> list[int]:
     """The players deal_end judges for a bolt, in its order: a declarer who played the deal
     first when bolts.declarer says so, then the defenders. A mutant of the zero or of the
     count keeps this, so that its mistake is the one its description names and no other: the
-    defenders alone would also drop every declarer's bolt under classic."""
+    defenders alone would also drop every declarer's bolt under rules that give the declarer
+    bolts (classic's declarer-bolts option)."""
     defenders = [(outcome.declarer + 1) % 3, (outcome.declarer + 2) % 3]
     declarer = [outcome.declarer] if state.rules.bolts.declarer and outcome.kind == "played" else []
     return declarer + defenders
