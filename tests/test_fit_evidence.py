@@ -589,7 +589,7 @@ def test_numbers_come_from_what_the_implementation_offered() -> None:
     assert None in candidates.values("auction.marriage_needed_above", 120)
 
 
-def _deal_end(step: int, scores: list[int], on: list[bool], events: tuple[object, ...] = (),
+def _deal_end(step: int, scores: list[float], on: list[bool], events: tuple[object, ...] = (),
               winner: int | None = None) -> observe.StepRecord:
     state = {"phase": "deal_over", "scores": scores, "barrel": [{"on": o} for o in on], "winner": winner}
     return observe.StepRecord(1, step, "play QS", None, observe.Reply(True, events), state)
@@ -605,6 +605,23 @@ def test_a_score_line_is_read_from_where_play_went_on_and_where_it_stopped() -> 
     # differing observation need show them: the scores around the line do
     assert candidates.values("barrel.threshold", 880, read)[:2] == [1645, 1605]
     assert candidates.values("match_end.target", 1000, read)[:2] == [2115, 1650]
+
+
+def test_a_barrel_line_is_read_from_an_arrival_that_fell_back_or_scored_a_half() -> None:
+    """Seed 45 v18, a secret barrel of 135 under skill-games, whose defenders score halves:
+    one arrival shows 137.5, one at 135 falls back at once by 120 (its state shows 15), and
+    one is dumped to 0 in the reply that shows it arrive. The line is read as 135: the
+    fallen-back arrival with its penalty added again, the half rounded down to the line it
+    reached (137), and the dumped score, which shows nothing of the line, left out."""
+    fell = ({"type": "barrel_entered", "player": 1},
+            {"type": "barrel_left", "player": 1, "reason": "fell_back", "penalty": 120})
+    read = candidates.Readings()
+    read.add_record(observe.CaseRecord("c", (
+        _deal_end(1, [-115, 137.5, 57.5], [False, True, False], ({"type": "barrel_entered", "player": 1},)),
+        _deal_end(2, [65, 15, -160], [False] * 3, fell),
+        _deal_end(3, [100, 0, 0], [False] * 3, ({"type": "barrel_entered", "player": 1}, {"type": "dump", "player": 1})))))
+    assert read.reached["barrel.threshold"] == collections.Counter({137: 1, 135: 1})
+    assert candidates.values("barrel.threshold", 880, read)[0] == 135
 
 
 def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import functools
 import itertools
+import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence, TypeGuard
 
@@ -43,6 +44,7 @@ SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tr
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
 # profile uses (1645) shows nowhere but in the scores around those events
 SCORE_LINES = {"barrel.threshold": "barrel_entered", "match_end.target": "match_won"}
+RESETS = ("dump", "score_reset")  # events that set a player's score back in the reply that shows a line reached
 # A bid line: the talon is shown from a winning bid of talon.shown_from_bid. It lies above the
 # highest winning bid whose auction ended without the talon shown and at or below the lowest
 # with it shown: a line of 240 shows nowhere else on a grid of 10 (no bid offered or refused)
@@ -186,8 +188,10 @@ class Readings:
         for knob, word in SCORE_LINES.items():
             for event in step.reply.events:
                 player = event.get("player") if isinstance(event, dict) and event.get("type") == word else None
-                if isinstance(player, int) and _integer(player) and 0 <= player < 3 and _integer(scores[player]):
-                    self.reached.setdefault(knob, collections.Counter())[scores[player]] += 1
+                if isinstance(player, int) and _integer(player) and 0 <= player < 3:
+                    score = _arrival(scores[player], player, step.reply.events)
+                    if score is not None:
+                        self.reached.setdefault(knob, collections.Counter())[score] += 1
         barrel, winner = step.state.get("barrel"), step.state.get("winner", 0)
         # a winner's score is past both lines whether or not it sat on the barrel
         unwon = [s for s in scores if _integer(s)] if winner is None else []
@@ -645,6 +649,22 @@ def _offered(legal: Sequence[Any], word: str) -> list[int]:
 def _amount(action: str) -> int | None:
     parts = action.split()
     return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else None
+
+
+def _arrival(score: Any, player: int, events: Sequence[Any]) -> int | None:
+    """The score a player reached a score line with, as a line is written: a whole number, so
+    137.5 (a defender's half points) reaches a line of 137. An arrival that falls back off the
+    barrel at once shows it only with the penalty it fell back by added again: a secret
+    barrel of 135 shows one player at 15 after 135 less 120, at the step of both events. One
+    whose score the same reply sets back to 0 (a dump) shows none."""
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or score != score or abs(score) == float("inf"):
+        return None
+    if any(isinstance(e, dict) and e.get("type") in RESETS and e.get("player") == player for e in events):
+        return None
+    fell = [e.get("penalty") for e in events if isinstance(e, dict) and e.get("type") == "barrel_left"
+            and e.get("player") == player and e.get("reason") == "fell_back"]
+    penalty = sum(p for p in fell if isinstance(p, (int, float)) and not isinstance(p, bool))
+    return math.floor(score + penalty)
 
 
 def _integer(value: Any) -> TypeGuard[int]:
