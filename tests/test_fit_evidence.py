@@ -622,6 +622,12 @@ def test_a_barrel_line_is_read_from_an_arrival_that_fell_back_or_scored_a_half()
         _deal_end(3, [100, 0, 0], [False] * 3, ({"type": "barrel_entered", "player": 1}, {"type": "dump", "player": 1})))))
     assert read.reached["barrel.threshold"] == collections.Counter({137: 1, 135: 1})
     assert candidates.values("barrel.threshold", 880, read)[0] == 135
+    # an engine's reply is not trusted: a penalty of infinity (JSON's Infinity) adds nothing
+    # and reads the score as it stands, where it raised OverflowError and ended the fit
+    odd = ({"type": "barrel_entered", "player": 1},
+           {"type": "barrel_left", "player": 1, "reason": "fell_back", "penalty": float("inf")})
+    read.add_record(observe.CaseRecord("d", (_deal_end(1, [65, 15, -160], [False] * 3, odd),)))
+    assert read.reached["barrel.threshold"][15] == 1
 
 
 def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> None:

@@ -657,14 +657,18 @@ def _arrival(score: Any, player: int, events: Sequence[Any]) -> int | None:
     barrel at once shows it only with the penalty it fell back by added again: a secret
     barrel of 135 shows one player at 15 after 135 less 120, at the step of both events. One
     whose score the same reply sets back to 0 (a dump) shows none."""
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or score != score or abs(score) == float("inf"):
+    if not _finite(score):
         return None
     if any(isinstance(e, dict) and e.get("type") in RESETS and e.get("player") == player for e in events):
         return None
     fell = [e.get("penalty") for e in events if isinstance(e, dict) and e.get("type") == "barrel_left"
             and e.get("player") == player and e.get("reason") == "fell_back"]
-    penalty = sum(p for p in fell if isinstance(p, (int, float)) and not isinstance(p, bool))
-    return math.floor(score + penalty)
+    return math.floor(score + sum(p for p in fell if _finite(p)))
+
+
+def _finite(value: Any) -> TypeGuard[float]:
+    """A number a score can be (no bool, no infinity, no NaN): what an engine sends is not trusted."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _integer(value: Any) -> TypeGuard[int]:
