@@ -288,8 +288,8 @@ def _bolt_count_only(key: Key, found: Evidence) -> bool:
 
 def _without_bolts(said: Any) -> Any:
     """A reply as a difference holds it (``{"events": [...]}``) without its ``bolt`` events."""
-    events = said.get("events") if isinstance(said, dict) else None
-    if not isinstance(events, list):
+    events = _events(said)
+    if events is None:
         return said
     return [e for e in events if not (isinstance(e, dict) and e.get("type") == "bolt")]
 
@@ -324,8 +324,14 @@ def named_knobs(d: observe.Difference) -> list[tuple[str, ...]]:
 
 def _event_types(reply: Any) -> set[str]:
     """The types of the events of a reply as a difference holds it."""
-    events = reply.get("events") if isinstance(reply, dict) else None
-    return {str(e.get("type")) for e in events or () if isinstance(e, dict)}
+    return {str(e.get("type")) for e in _events(reply) or () if isinstance(e, dict)}
+
+
+def _events(said: Any) -> list[Any] | None:
+    """The event list of a reply as a difference holds it (``{"events": [...]}``), or None
+    (a refusal, or a reply without one)."""
+    events = said.get("events") if isinstance(said, dict) else None
+    return events if isinstance(events, list) else None
 
 
 def first_differences(evidence: Evidence) -> list[observe.Difference]:

@@ -179,17 +179,12 @@ def _folded(found: list[Cause], hosts: Mapping[int, int]) -> list[Cause]:
             seen.add(index)
         return index
 
+    hosted = {index: at for index in sorted(hosts) if (at := host(index)) is not None}
     beside: dict[int, list[Cause]] = {}
-    for index in sorted(hosts):
-        at = host(index)
-        if at is not None:
-            beside.setdefault(at, []).append(found[index])
-    kept = []
-    for index, cause in enumerate(found):
-        if index in hosts and host(index) is not None:
-            continue
-        kept.append(dataclasses.replace(cause, hidden=tuple(beside.get(index, []))))
-    return kept
+    for index, at in hosted.items():
+        beside.setdefault(at, []).append(found[index])
+    return [dataclasses.replace(cause, hidden=tuple(beside.get(index, [])))
+            for index, cause in enumerate(found) if index not in hosted]
 
 
 def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int]) -> tuple[str, int] | None:
