@@ -1846,6 +1846,72 @@ def test_two_rule_sets_that_differ_only_downstream_of_a_difference_play_the_same
     assert evidence.Evidence("c", 40, 0, (), frozenset({(1, 4, "reply"), (1, 4, "state.phase")})).clean == {(1, 4, "reply")}
 
 
+def _given(hands: list[list[str]], contract_legal: tuple[str, ...]) -> observe.CaseRecord:
+    """A deal whose declarer (seat 0) gives a card to each defender at step 4, then is asked
+    for the contract at step 5 (legal set) and fixes it (state)."""
+    return observe.CaseRecord("c", (
+        _step(0, None, None),
+        _step(4, "give JS 9S", ("give JS 9S",), state={"phase": "contract", "to_act": 0, "hands": hands}),
+        _step(5, "contract 130", contract_legal, state={"phase": "play", "to_act": 0, "hands": hands, "contract": 130})))
+
+
+def test_another_player_s_hand_apart_leaves_the_player_to_act_s_next_observations_evidence() -> None:
+    """Under a give to the wrong defender, the defenders hold each other's card from step 4;
+    the declarer kept the same hand, so the contract's legal set at step 5 is still told
+    apart by the rules (a ceiling on the hand the declarer kept): it is clean, and setting it
+    right is a clean fix. A difference in the declarer's own hand holds it downstream as
+    before. The hands stay apart at step 5 (a difference of their own) and are no fix."""
+    sent = [["AS", "10S"], ["JS", "AC"], ["9S", "KC"]]
+    swapped = [["AS", "10S"], ["9S", "AC"], ["JS", "KC"]]
+    engine = _given(swapped, ("contract 130", "contract 135"))
+    wrong_ceiling, right_ceiling = (_given(sent, legal) for legal in (("contract 130",), ("contract 130", "contract 135")))
+    before, after = evidence.weigh(wrong_ceiling, engine), evidence.weigh(right_ceiling, engine)
+    assert (1, 5, "legal") in before.clean and not evidence.downstream((1, 5, "legal"), before)
+    assert evidence.clean_fixes(before, after) == [(1, 5, "legal")]
+    assert before.own_hand_kept == {(1, 5)}
+    assert (1, 5, "state.hands") in before.missed and evidence.downstream((1, 5, "state.hands"), before)
+
+    own = [["AS", "JS"], ["10S", "AC"], ["9S", "KC"]]  # the declarer kept a card given away
+    engine = _given(own, ("contract 130", "contract 135"))
+    before, after = evidence.weigh(wrong_ceiling, engine), evidence.weigh(right_ceiling, engine)
+    assert not before.own_hand_kept and (1, 5, "legal") not in before.clean
+    assert evidence.clean_fixes(before, after) == []
+
+
+SEED_23_4 = """\
+profile: {name}
+title: Repino 2013 as a seeded secret table plays it
+status: draft
+summary: The bid cap and talon of the realistic benchmark's seed 23 variant 4.
+extends: repino-2013
+sources: {{}}
+rules:
+  auction:
+    opening: {{value: at_least, ruling: "The seeded table lets the opener bid any amount from the opening bid."}}
+    opener_may_pass: {{value: true, ruling: "The seeded table lets the opener pass."}}
+    marriage_needed_above: {{value: 575, ruling: "The seeded table asks for a marriage above 575."}}
+    ceiling: {{value: none, ruling: "The seeded table caps bids by the maximum only."}}
+    max_bid: {{value: 215, ruling: "The seeded table caps bids and contracts at 215."}}
+    pre_talon_max: {{value: 125, ruling: "The seeded table caps bids before the talon at 125."}}
+  talon:
+    contract_ceiling: {{value: none, ruling: "The seeded table does not cap the contract by the auction's ceiling."}}
+"""
+
+
+def test_a_contract_cap_shown_after_a_give_to_the_wrong_defender_is_found(tmp_path: Path) -> None:
+    """Seed 23 v4 on the talon cases: the engine gives the declarer's two cards to the wrong
+    defenders, so the hands differ from step 4 on, and the contracts it offers (up to 215,
+    whatever marriage the declarer holds) show only after that. The declarer kept the same
+    hand, so those legal sets are evidence: fit finds the maximum and the contract not capped
+    by the auction, where it left both at the profile's values (400, capped) when everything
+    after the give counted as downstream."""
+    path = _house(tmp_path, SEED_23_4, "seed-23-4")
+    command = [sys.executable, "-m", "mutants.serve", "--rules", str(path), "give-directions-swapped"]
+    result, _fitter = _fit("repino-2013", command, "*/talon/*")
+    assert _value(result.rules, "auction.max_bid") == 215
+    assert _value(result.rules, "talon.contract_ceiling") == "none"
+
+
 UNDECLARED_MARRIAGE_TABLE = """\
 profile: {name}
 title: Polish with ten for the last trick, no trump owed and an open auction

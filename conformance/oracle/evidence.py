@@ -66,6 +66,10 @@ class Evidence:
     # (deal, step) where the reference left the transcript downstream of a difference
     # (``left_apart``): what the implementation showed after it compares with nothing
     left: tuple[int, int] | None = None
+    # (deal, step) of the steps whose player to act holds the same hand on both sides while
+    # another player's hand differs (``own_hand_kept``): what that player's action shows does
+    # not follow from the other hands
+    own_hand_kept: frozenset[tuple[int, int]] = frozenset()
 
     @property
     def matches(self) -> bool:
@@ -94,14 +98,15 @@ class Evidence:
     def clean(self) -> frozenset[Key]:
         """What the case can tell two rule sets apart by: the missed observations up to the
         first step a reply or state field differs, that step's included (all its fields: the
-        first to differ). Past a difference no rule reproduces (a card given to the wrong
-        player) the hands differ, and a contract ceiling that happens to match the wrong
-        hand's marriages is no evidence against one that does not."""
+        first to differ), and past it what ``downstream`` does not hold. Past a difference no
+        rule reproduces (a card the declarer keeps that it should have given) the hands
+        differ, and a contract ceiling that happens to match the wrong hand's marriages is
+        no evidence against one that does not."""
         first = min((_position(key) for key in (*self.missed, *self.set_aside) if key[2] != "legal"), default=None)
-        # at that step, an observation after the first to differ is told too when only a bolt
-        # counted differs before it (``downstream``)
+        # past it, an observation is told too when only a bolt counted at its step, or only
+        # another player's hand, differs before it (``downstream``)
         return frozenset(key for key in self.missed if first is None or _position(key) <= first
-                         or (key[:2] == first[:2] and not downstream(key, self)))
+                         or not downstream(key, self))
 
     @functools.cached_property
     def decided_by(self) -> frozenset[str]:
@@ -216,7 +221,34 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
     aside = missed & contradicted
     left = left_apart(ref, len(impl_steps), missed)
     return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed - aside),
-                    frozenset(aside), left)
+                    frozenset(aside), left, _own_hand_kept(differing, implementation))
+
+
+def _own_hand_kept(differing: Sequence[observe.Difference], record: observe.CaseRecord) -> frozenset[tuple[int, int]]:
+    """The steps whose player to act (``to_act`` before the step) holds the same hand on both
+    sides while the hands differ after the step before, in other seats only. A legal set,
+    reply or state that follows from that player's action and hand is no more apart than
+    before: under a mistake in the give, the defenders hold each other's card and the
+    declarer's contract still shows the ceiling of the hand the declarer kept."""
+    apart = {(d.deal, d.step): _seats_apart(d.expected, d.actual)
+             for d in differing if d.kind == "state" and d.detail == "state.hands"}
+    if not apart:
+        return frozenset()
+    kept = set()
+    for before, step in zip(record.steps, record.steps[1:]):
+        seats = apart.get((before.deal, before.step))
+        actor = before.state.get("to_act")
+        if before.deal == step.deal and seats and isinstance(actor, int) and actor not in seats:
+            kept.add((step.deal, step.step))
+    return frozenset(kept)
+
+
+def _seats_apart(expected: Any, actual: Any) -> frozenset[int]:
+    """The seats whose hands differ between two ``hands`` fields; every seat where they cannot
+    be compared seat by seat."""
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        return frozenset(seat for seat, (e, a) in enumerate(zip(expected, actual)) if not equal(e, a))
+    return frozenset(range(3))
 
 
 def left_apart(reference: observe.CaseRecord, impl_steps: int, missed: set[Key]) -> tuple[int, int] | None:
@@ -265,10 +297,13 @@ def downstream(key: Key, found: Evidence) -> bool:
     reproduce, and matching it is no evidence for them: a declarer's total rounded to 10 can
     set right a score whose raw points (an undeclared marriage counted) are still wrong.
     Differing legal sets do not set the games apart: the same actions are played either way,
-    and neither does a bolt counted at the same step (``_bolt_count_only``)."""
+    and neither does a bolt counted at the same step (``_bolt_count_only``), nor another
+    player's hand for what a player who holds the same hand does (``own_hand_kept``)."""
     at = _position(key)
+    kept = key[:2] in found.own_hand_kept and key[2] != "state.hands"
     return any(other != key and other[2] != "legal" and _position(other) <= at
                and not (other[:2] == key[:2] and _bolt_count_only(other, found))
+               and not (kept and other[2] == "state.hands")
                for other in (*found.missed, *found.set_aside))
 
 
