@@ -156,6 +156,11 @@ class Readings:
     stop: int | None = None
     # by count knob deciding a differing state or event: the counts its event showed there
     counts: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # by knob deciding a differing state or event: the distances between the two sides'
+    # numbers there (``_moved_by_distances``). A give-up penalty of 255 from the third
+    # give-up shows only inside a declarer's delta that also holds the bid lost, 135 below
+    # the reference's under a penalty of 120
+    distances: dict[str, collections.Counter[int]] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         before: dict[str, Any] = {}
@@ -376,16 +381,18 @@ class Readings:
                 for knob in evidence.deciding_knobs(d):
                     if knob in AMOUNT_KNOBS:
                         self.contracts.setdefault(knob, collections.Counter()).update((contract, contract + CONTRACT_STEP))
-            read, shown = collections.Counter(_numbers(d.actual)), collections.Counter[int]()
+            read, shown, apart = collections.Counter(_numbers(d.actual)), collections.Counter[int](), collections.Counter[int]()
             for a, b in _paired(d.expected, d.actual):
                 if a != b:
                     read[abs(a - b)] += 1
+                    apart[abs(a - b)] += 1
                     shown[a] += 1
                     self.replaced.setdefault(b, collections.Counter())[a] += 1
             self.numbers.update(read)
             for knob in evidence.deciding_knobs(d):
                 self.decided.setdefault(knob, collections.Counter()).update(read)
                 self.shifted.setdefault(knob, collections.Counter()).update(shown)
+                self.distances.setdefault(knob, collections.Counter()).update(apart)
                 if knob in COUNT_KNOBS:
                     self.counts.setdefault(knob, collections.Counter()).update(_counts(d.actual, COUNT_KNOBS[knob]))
 
@@ -401,7 +408,8 @@ class Readings:
             ranked: list[int] = self.lines(knob)
             for counter in (self.counts.get(knob), self.gaps.get(knob), self._moved_by_gaps(knob, current),
                             self.replaced.get(current) if _integer(current) else None,
-                            self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob), self.numbers):
+                            self._taken_instead(current), self._moved_by_distances(knob, current),
+                            self.shifted.get(knob), self.decided.get(knob), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         # a marriage condition read from the holders' highest bids first: the commonest amounts
@@ -426,6 +434,19 @@ class Readings:
             return None
         return collections.Counter({current + gap: count for gap, count in gaps.items()})
 
+    def _moved_by_distances(self, knob: str, current: Any) -> collections.Counter[int] | None:
+        """The knob's value moved up and down by the commonest distances between the two
+        sides' numbers in the observations it decides: a number a delta holds beside others
+        (the bid a declarer loses on giving up, with the penalty from the third give-up)
+        shows only as the delta moved by the difference between the two values."""
+        moved = self.distances.get(knob)
+        if not moved or not _integer(current):
+            return None
+        found = collections.Counter[int]()
+        for distance, count in moved.most_common(EDGES):
+            found.update({current + distance: count, current - distance: count})
+        return found
+
     def _taken_instead(self, current: Any) -> collections.Counter[int] | None:
         """What the implementation took off a score where the reference took the knob's own
         value: a give-up penalty of 120 shows only as a delta of -120, and an engine's 165 as
@@ -442,7 +463,7 @@ class Readings:
         ``marriage_values``, ``condition`` and ``stop``: the marriages' points, the marriage
         condition and the stop under the rules now (for ``conditions`` and ``held``)."""
         for by_knob in (self.gaps, self.edges, self.above, self.raised, self.contracts, self.refused, self.decided,
-                        self.shifted, self.replaced, self.counts, self.overshot):
+                        self.shifted, self.replaced, self.counts, self.distances, self.overshot):
             by_knob.clear()
         self.stepped.clear()
         self.named.clear()
