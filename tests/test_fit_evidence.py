@@ -1239,6 +1239,22 @@ def test_a_penalty_is_read_from_the_loss_that_stands_in_place_of_the_references(
     assert -165 not in candidates.values("giving_up.penalty", 120, read)
 
 
+def test_a_penalty_beside_the_bid_lost_is_read_from_how_far_the_delta_moved() -> None:
+    """A give-up penalty of 255 where the declarer also loses the winning bid (100) shows only
+    inside the declarer's delta: the reference's -220 under a penalty of 120, the
+    implementation's -355. Neither number is a penalty, nor stands in place of -120; the
+    delta moved by 135, and 120 + 135 = 255 is tried. The other defender's 60 (in both) is
+    no distance."""
+    read = candidates.Readings()
+    d = observe.Difference("third", 1, 3, "give_up", "event", "exchange", "deal_scored differs",
+                           _scored([-220, 60, 60], [-220, 60, 60]), _scored([-355, 60, 60], [-355, 60, 60]),
+                           {"phase": "exchange"})
+    read.add_difference(d)
+    found = candidates.values("giving_up.penalty", 120, read)
+    assert 255 in found
+    assert 120 - 135 not in found  # below the schema's least penalty
+
+
 def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:
     """The stop rule, checked from outside: every single change of a knob that decides a
     differing observation, to each of its candidate values, on every case."""
