@@ -404,12 +404,14 @@ class Readings:
         elif knob == "marriages.four_aces" and self.aces:
             found = self.aces
         else:  # what stood in the knob's own value's place, what the observations it decides
-            # showed, then the commonest overall
+            # showed, its own value moved by their distances, then the commonest overall. The
+            # moved values come after those shown: the first readings are the ones a switch
+            # completing a change carries (a lock on the defenders from 115)
             ranked: list[int] = self.lines(knob)
             for counter in (self.counts.get(knob), self.gaps.get(knob), self._moved_by_gaps(knob, current),
                             self.replaced.get(current) if _integer(current) else None,
-                            self._taken_instead(current), self._moved_by_distances(knob, current),
-                            self.shifted.get(knob), self.decided.get(knob), self.numbers):
+                            self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob),
+                            self._moved_by_distances(knob, current), self.numbers):
                 ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
             return ranked
         # a marriage condition read from the holders' highest bids first: the commonest amounts
