@@ -384,10 +384,10 @@ class Readings:
             read, shown, apart = collections.Counter(_numbers(d.actual)), collections.Counter[int](), collections.Counter[int]()
             for a, b in _paired(d.expected, d.actual):
                 if a != b:
-                    read[abs(a - b)] += 1
                     apart[abs(a - b)] += 1
                     shown[a] += 1
                     self.replaced.setdefault(b, collections.Counter())[a] += 1
+            read.update(apart)  # the numbers shown, and how far each stands from the reference's
             self.numbers.update(read)
             for knob in evidence.deciding_knobs(d):
                 self.decided.setdefault(knob, collections.Counter()).update(read)
