@@ -1,7 +1,7 @@
 """The conformance suite: the corpus, the harness that judges any implementation, oracle mode,
 rule-set comparison and the `thousand` command line.
 
-Rooms, each importing only the ones below it (``tests/test_architecture.py`` holds it):
+Rooms, each importing only the ones below it (``tests/project/test_architecture.py`` holds it):
 
     cli        the `thousand` dispatcher and the verify and report commands
     oracle     observe, house (verify --rules), fit, fuzz, positions, knobs, generate

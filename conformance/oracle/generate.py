@@ -10,7 +10,7 @@ deal. ``--check`` plays them again in memory and fails if any file differs or is
 
 The ``knobs:`` line is written empty: the knobs that decide a deal are found by changing
 each knob alone and replaying the deal, which needs the reference in-process (conformance
-never imports it). After writing, run ``python tests/case_knobs.py`` to fill the lines
+never imports it). After writing, run ``python tools/case_knobs.py`` to fill the lines
 (``--check`` there checks them); the check here ignores them.
 
 Generated transcripts are checked against the hand-written ones, never the other way
@@ -168,7 +168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    print(f"wrote {len(files)} transcripts to {args.out}; now run python tests/case_knobs.py to fill their knobs")
+    print(f"wrote {len(files)} transcripts to {args.out}; now run python tools/case_knobs.py to fill their knobs")
     return 0
 
 
@@ -182,7 +182,7 @@ def passes_hand_written_cases(command: Sequence[str]) -> bool:
 
 
 def _without_knobs(text: str) -> str:
-    """The text without its knobs field, which tests/case_knobs.py fills and checks."""
+    """The text without its knobs field, which tools/case_knobs.py fills and checks."""
     return KNOBS_FIELD.sub("knobs: []", text, count=1)
 
 

@@ -1,0 +1,78 @@
+"""The two toy adapters of examples/adapters/ pass every case of the starter subset.
+
+Each adapter is run by ``thousand verify`` as a real subprocess, exactly as the tutorial
+(docs/verify.md) tells an implementer to run their own, and the JSON report is read back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
+from tests.support.paths import ROOT
+
+STARTER = ROOT / "conformance" / "starter.txt"
+ADAPTERS = {
+    "python": [sys.executable, str(ROOT / "examples" / "adapters" / "python" / "adapter.py")],
+    "node": ["node", str(ROOT / "examples" / "adapters" / "node" / "adapter.js")],
+}
+HANG_GUARD = 300  # seconds: only turns a hang into a failure, never a timing check
+
+
+def starter_ids() -> list[str]:
+    """The case ids of conformance/starter.txt ('#' comments and blank lines left out)."""
+    lines = (line.split("#", 1)[0].strip() for line in STARTER.read_text(encoding="utf-8").splitlines())
+    return [line for line in lines if line]
+
+
+def starter_pairs() -> set[str]:
+    """Every ``id@profile`` the starter subset runs: one per profile each case names."""
+    wanted = set(starter_ids())
+    cases = [c for c in discover([CASES_DIR]) if c.id in wanted and isinstance(c, Transcript)]
+    return {f"{case.id}@{profile}" for case in cases for profile in case.profiles}
+
+
+def need(program: str) -> None:
+    """Skip when a program is missing on a developer machine; fail on CI, which has it."""
+    if shutil.which(program) is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{program} is not installed, and CI is set: the CI image must provide it")
+        pytest.skip(f"{program} is not installed")
+
+
+def test_the_starter_subset_is_well_formed() -> None:
+    ids = starter_ids()
+    assert len(ids) >= 6 and len(set(ids)) == len(ids), "at least 6 distinct case ids"
+    known = {case.id: case for case in discover([CASES_DIR])}
+    missing = [case_id for case_id in ids if case_id not in known]
+    assert not missing, f"conformance/starter.txt names cases that do not exist: {missing}"
+    bugs = [case_id for case_id in ids if not isinstance(known[case_id], Transcript)]
+    assert not bugs, f"conformance/starter.txt names transcripts that do not load: {bugs}"
+    profiles = {p.split("+")[0] for case_id in ids for p in known[case_id].profiles}
+    assert len(profiles) >= 3, f"the starter subset covers only {sorted(profiles)}"
+
+
+@pytest.mark.parametrize("language", sorted(ADAPTERS))
+def test_the_adapter_passes_every_starter_case(language: str, tmp_path: Path) -> None:
+    command = ADAPTERS[language]
+    need(command[0])
+    report = tmp_path / "report.json"
+    selection = ["--case-list", str(STARTER)]
+    finished = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", "--validate-messages", *selection,
+         "--report", str(report), "--", *command],
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert finished.returncode == 0, f"thousand verify exited {finished.returncode}:\n{finished.stdout}\n{finished.stderr}"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    outcomes = {f"{case['id']}@{case['profile']}": case["outcome"] for case in data["cases"]}
+    not_passed = {pair: outcome for pair, outcome in outcomes.items() if outcome != "pass"}
+    assert not not_passed, f"starter cases not passed by the {language} adapter: {not_passed}"
+    assert set(outcomes) == starter_pairs(), "every starter case must run under every profile it names"
+    assert data["implementation"]["name"] == f"toy-auction-{language}"
