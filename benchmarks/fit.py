@@ -7,7 +7,7 @@
     the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
     (when the fitted rules are not the secret ones) whether the reference under the fitted
     rules plays like the secret rules on every case of the corpus.
-``python benchmarks/fit.py realistic [--count 30] [--seed 1] [--jobs 1] [--only INDEX]``
+``python benchmarks/fit.py realistic [--count 30] [--seed S] [--developing] [--jobs 1] [--only INDEX]``
     Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
     sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
     part of the schema's range, most of them values no bundled profile uses; a marriage table
@@ -660,19 +660,47 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
           f"(worst {ratios[-1]:.1f}x)")
 
 
+DEVELOPMENT_SEEDS = Path(__file__).with_name("development-seeds.txt")
+
+
+def development_seeds() -> set[int]:
+    lines = DEVELOPMENT_SEEDS.read_text(encoding="utf-8").splitlines()
+    return {int(line) for line in lines if line.strip() and not line.startswith("#")}
+
+
+def chosen_seed(seed: int | None, developing: bool) -> int:
+    """The seed of this run, said first: a fresh one from the clock unless given. A benchmark
+    one tunes on is no measure, so a seed on the development list is flagged as such."""
+    if seed is None:
+        seed = time.time_ns() % 1_000_000_007
+        while seed in development_seeds():
+            seed += 1
+    if developing and seed not in development_seeds():
+        with DEVELOPMENT_SEEDS.open("a", encoding="utf-8") as listed:
+            listed.write(f"{seed}\n")
+    flag = " (on the development list: a tuning seed, not a measure)" if seed in development_seeds() else " (fresh)"
+    print(f"seed {seed}{flag}", flush=True)
+    return seed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("mode", choices=("variants", "realistic", "mutants", "catalogue", "timing"))
     parser.add_argument("--matrix", help="catalogue: a kill matrix JSON (python -m mutants --json FILE)")
     parser.add_argument("names", nargs="*")
     parser.add_argument("--count", type=int, default=30)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the draw's seed (default: a fresh one from the clock, printed); a seed on "
+                             "benchmarks/development-seeds.txt is a tuning seed, not a measure")
+    parser.add_argument("--developing", action="store_true",
+                        help="add this run's seed to benchmarks/development-seeds.txt (you are tuning on it)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--profile", default="polish")
     parser.add_argument("--skip", type=int, default=0, help="draw but do not fit the first N variants")
     parser.add_argument("--only", type=int, metavar="INDEX",
                         help="variants, realistic: fit only the variant of this index (the same draw as in a full run)")
     args = parser.parse_intermixed_args()
+    args.seed = chosen_seed(args.seed, args.developing)
     if args.only is not None:
         args.skip, args.count = args.only, args.only + 1
     if args.mode == "catalogue" and not args.matrix:

@@ -41,7 +41,7 @@ import yaml
 
 import variants
 from conformance.harness import diagnosis, process, reports, steps
-from conformance.oracle import candidates, evidence, observe, residual
+from conformance.oracle import asking, candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
@@ -103,6 +103,7 @@ class FitResult:
     equivalents: dict[str, list[Any]] = field(default_factory=dict)  # knob -> values that play the same on the corpus
     # knob -> changes of other knobs that, with it at the profile's value, play the same on the corpus
     in_its_place: dict[str, list[Change]] = field(default_factory=dict)
+    asked: list[asking.Asked] = field(default_factory=list)  # the questions put to the implementation
 
     @property
     def unchecked(self) -> int:
@@ -241,32 +242,49 @@ class Fitter:
 
     def observe_implementation(self) -> None:
         started = time.monotonic()
+        records = self._observed(self.cases)
+        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
+        self.impl_records = {record.case_id: record for record in records}
+        self._by_source.clear()  # weighed against the records replaced here
+        self._sources.clear()
+        self._keep_shown(records)
+        self.read = candidates.readings(cut for cut, _after in self.shown.values())
+        self.timing["observing the implementation"] = time.monotonic() - started
+
+    def add_cases(self, cases: Sequence[Transcript]) -> None:
+        """Observe the implementation on more cases (asking's questions) and weigh them from now
+        on; the readings of the search stay those of the corpus."""
+        fresh = [case for case in cases if case.id not in self.by_id]
+        self.cases.extend(fresh)
+        self.by_id.update((case.id, case) for case in fresh)
+        records = self._observed(fresh)
+        self.impl_records.update((record.case_id, record) for record in records)
+        self._keep_shown(records)
+
+    def _observed(self, cases: Sequence[Transcript]) -> list[observe.CaseRecord]:
         pool = observe.Pool(self.implementation, self.jobs, self.timeout)
         document = self.profile.to_document()
         done = [0]
 
         def tick() -> None:
             done[0] += 1
-            self.progress(f"observing the implementation: {done[0]}/{len(self.cases)} cases")
+            self.progress(f"observing the implementation: {done[0]}/{len(cases)} cases")
 
         try:
-            records = pool.map(self.cases, lambda o, c: o.observe(c, self.profile_name, document), tick)
+            records = pool.map(cases, lambda o, c: o.observe(c, self.profile_name, document), tick)
         finally:
             first = next((o for o in pool.observers if o.name or o.offered is not None), pool.observers[0])
-            self.implementation_name = first.name
-            self.start_reply = dict(getattr(first, "start_reply", None) or {})
+            self.implementation_name = self.implementation_name or first.name
+            self.start_reply = self.start_reply or dict(getattr(first, "start_reply", None) or {})
             pool.close()
-        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
-        self.impl_records = {record.case_id: record for record in records}
-        self._by_source.clear()  # weighed against the records replaced here
-        self._sources.clear()
+        return list(records)
+
+    def _keep_shown(self, records: Sequence[observe.CaseRecord]) -> None:
         for record in records:
             cut, after = evidence.shown(record, self.partial)
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
             self.contradicted[record.case_id] = evidence.contradicted(record)
-        self.read = candidates.readings(cut for cut, _after in self.shown.values())
-        self.timing["observing the implementation"] = time.monotonic() - started
 
     def weigh(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, evidence.Evidence]:
         """Case id -> the evidence of the reference under ``rules`` against the implementation."""
@@ -1329,7 +1347,7 @@ def changed_knobs(profile: variants.ResolvedProfile, rules: Rules) -> list[str]:
 
 def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequence[Accepted], name: str,
                implementation: str, equivalents: dict[str, list[Any]] | None = None,
-               in_its_place: dict[str, list[Change]] | None = None) -> str:
+               in_its_place: dict[str, list[Change]] | None = None, asked: Sequence[asking.Asked] = ()) -> str:
     """A house profile extending P's base profile: every knob that differs from the base,
     with the evidence as its ruling (P's own options are carried over as they are)."""
     equivalents = equivalents or {}
@@ -1347,10 +1365,15 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
             if record.observations_broken:
                 ruling += f" It loses {record.observations_broken} observation(s) that matched before."
             others = equivalents.get(knob)
+            instead = (in_its_place or {}).get(knob)
+            # the last question that decided: the one whose answer is the value kept
+            question = next((a for a in reversed(asked) if a.knob == knob and a.answer != "untold"), None)
+            if question is not None:
+                ruling += f" Asked of {implementation}: {question.text()}."
+                others, instead = [], []
             if others:
                 ruling += (" Equally consistent with the corpus (no case tells them apart, a gap worth a case): "
                            + ", ".join(json.dumps(v) for v in others) + ".")
-            instead = (in_its_place or {}).get(knob)
             if instead:
                 ruling += (f" Equally consistent with the corpus, with this knob at {json.dumps(_value_in(base_rules, knob))}"
                            f" as {profile.name} has it: " + ", or ".join(c.text() for c in instead) + ".")
@@ -1412,6 +1435,11 @@ def register(subparsers: Any) -> None:
                         help="only case ids matching this glob; repeatable")
     parser.add_argument("--cases", action="append", type=Path, default=[], metavar="DIR",
                         help="transcript folder (default: conformance/cases and conformance/generated)")
+    parser.add_argument("--save-questions", type=Path, metavar="DIR",
+                        help="keep the questions put to the implementation (one-deal transcripts that tell apart two "
+                             "values the corpus cannot) in this folder")
+    parser.add_argument("--no-ask", action="store_true",
+                        help="do not ask the implementation where the corpus cannot tell values apart")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
     parser.set_defaults(func=main)
 
@@ -1532,12 +1560,14 @@ def _fit(args: argparse.Namespace) -> int:
                       "no fitted profile written", file=sys.stderr)
                 return reports.EXIT_CANNOT_START
             result = fitter.run()
+            if not args.no_ask:
+                result = _asked(fitter, profile, result, args.save_questions)
     finally:
         fitter.close()
         clear_progress()
     implementation = _implementation_name(fitter)
     text = house_yaml(profile, result.rules, result.accepted, name, implementation, result.equivalents,
-                      result.in_its_place)
+                      result.in_its_place, result.asked)
     problem = _invalid_fitted(text, name)
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
@@ -1551,7 +1581,7 @@ def _fit(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
             return 2
-    broken = [r for r in fitter.impl_records.values() if r.broken]
+    broken = [r for case_id, r in fitter.impl_records.items() if r.broken and case_id in result.weighed]
     code = 1 if result.residual or broken else 0
     if args.report:
         titles = {case.id: case.title for case in cases}
@@ -1561,6 +1591,29 @@ def _fit(args: argparse.Namespace) -> int:
     if args.output:
         print(steps.hunt_step(str(args.output), str(args.report) if args.report else None, command))
     return code
+
+
+def _asked(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult, save_to: Path | None) -> FitResult:
+    """``result`` with every untold alternative asked of the implementation (``asking``): the
+    rules its answers keep, the questions, and the residual weighed again under those rules
+    over the corpus (the questions are not corpus cases: they decide, they are not scored)."""
+    if not result.equivalents and not result.in_its_place:
+        return result
+    with tempfile.TemporaryDirectory(prefix="thousand-questions-") as scratch:
+        def text(rules: Rules) -> str:
+            return house_yaml(profile, rules, [], "asked", "the implementation")
+
+        rules, found = asking.ask(fitter, result, text, Path(scratch))
+        if save_to is not None:
+            asking.keep_questions(found, Path(scratch), save_to)
+    ids = [case_id for case_id in result.weighed]
+    weighed = fitter.weigh(rules, ids)
+    residual_now = {case_id: e.differing for case_id, e in weighed.items() if e.differs}
+    asked_knobs = {a.knob for a in found if a.answer != "untold"}
+    return replace(result, rules=rules, weighed=weighed, residual=residual_now, asked=found,
+                   exercised={case_id: fitter.by_id[case_id].knobs for case_id in residual_now},
+                   equivalents={k: v for k, v in result.equivalents.items() if k not in asked_knobs},
+                   in_its_place={k: v for k, v in result.in_its_place.items() if k not in asked_knobs})
 
 
 def _invalid_fitted(text: str, name: str) -> str | None:
@@ -1603,6 +1656,8 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
                          f"e.g. {record.example}")
     else:
         lines.append("# no knob change reproduces more observations")
+    for asked in result.asked:
+        lines.append(f"# asked {asked.text()}")
     for knob, values in result.equivalents.items():
         lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
     for knob, changes in result.in_its_place.items():

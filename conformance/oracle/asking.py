@@ -1,0 +1,193 @@
+"""fit asks the implementation: a question tells apart two values the corpus cannot.
+
+After the search, a knob can have values that play exactly as the chosen one on every case
+of the fit (``FitResult.equivalents``), or a change of another knob that does
+(``FitResult.in_its_place``). The corpus cannot say which rule the implementation plays, but
+the implementation is at hand. For each such pair of rule sets A (fitted) and B (the
+alternative), a *question* is a one-deal transcript on which the reference under A and the
+reference under B answer differently: fuzz finds it by playing the two references against
+each other (the one under B stands as the implementation), and shrinks and saves it as it
+saves any finding. The implementation then plays the question, and the rule set whose
+replay misses fewer of its observations is the one it plays. A tie (the implementation's
+other differences come first on that deal) asks another question, up to ``Policy.questions``;
+a pair no question tells apart within the budget is reported as such.
+
+The whole decision is one comparison of two counts from ``evidence.weigh``, the same measure
+the search uses; nothing here reads numbers or guesses values.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from typing import TYPE_CHECKING
+
+import variants
+from conformance.corpus.transcripts import Transcript, TranscriptError, load
+from conformance.harness.runner import REFERENCE_COMMAND
+
+if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
+    from conformance.oracle.fit import Fitter, FitResult
+
+Rules = dict[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Every tuning number of asking, with its reason."""
+
+    # deals two references play against each other to find a question: a rule that only a rare
+    # situation shows (a tie at the target, a lock from 900) needs a few hundred random deals;
+    # fuzz's positions built for one rule reach most such situations in far fewer
+    deals: int = 200
+    # questions asked of one pair before it is called untold: each is a fresh deal, so another
+    # difference of the implementation that comes first on one deal rarely comes first on three
+    questions: int = 3
+    # seconds to wait for each reply of either reference
+    timeout: float = 10.0
+    # values of a number asked between the fitted one and its equally consistent ones: a
+    # threshold's true value lies between them, and a dozen steps of 5 span 60 points of bids
+    grid: int = 12
+
+
+POLICY = Policy()
+
+
+@dataclass(frozen=True)
+class Asked:
+    """One knob's question and its answer."""
+
+    knob: str
+    fitted: str  # the fitted rule set's change, as text ("talon.shown_from_bid: 120")
+    other: str  # the alternative's change(s), as text
+    question: str | None  # the case id of the question that decided, or None
+    answer: str  # "fitted", "other" or "untold"
+    missed: tuple[int, int] = (0, 0)  # observations missed on the question under fitted / other
+
+    def text(self) -> str:
+        if self.question is None:
+            return f"{self.other} against {self.fitted}: no question within the budget tells them apart"
+        counts = f"{self.missed[0]} observation(s) missed under {self.fitted}, {self.missed[1]} under {self.other}"
+        if self.answer == "untold":
+            return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but the implementation's "
+                    f"other differences come first there ({counts})")
+        kept = self.fitted if self.answer == "fitted" else self.other
+        return f"{kept}, asked by {self.question} ({counts})"
+
+
+def question(profile: str, document: dict[str, Any], fitted_text: str, other_text: str, seed: str,
+             folder: Path, policy: Policy = POLICY) -> Path | None:
+    """A one-deal transcript on which the reference under ``fitted_text`` (a house file's text)
+    and under ``other_text`` answer differently, saved below ``folder``; None if none is found."""
+    from conformance.oracle import fuzz  # here: fuzz imports fit's command line helpers, fit imports this module
+
+    with tempfile.TemporaryDirectory(prefix="thousand-ask-") as scratch:
+        other = Path(scratch) / "asked.yaml"  # a house file's name is its profile's: house_text names both "asked"
+        Path(scratch, "fitted").mkdir()
+        fitted = Path(scratch) / "fitted" / "asked.yaml"
+        other.write_text(other_text, encoding="utf-8")
+        fitted.write_text(fitted_text, encoding="utf-8")
+        fitted_document = {**variants.resolve(str(fitted)).to_document(), "profile": document["profile"]}
+        command = [*REFERENCE_COMMAND, "--rules", str(other)]
+        outcome = fuzz.fuzz(command, profile, fitted_document, deals=policy.deals, seed=seed,
+                            timeout=policy.timeout, save_to=folder)
+    return outcome.saved if outcome.findings and outcome.saved is not None else None
+
+
+def loaded(path: Path, folder: Path) -> Transcript | None:
+    try:
+        return load(path, folder)
+    except TranscriptError:
+        return None
+
+
+def decide(missed_fitted: int, missed_other: int) -> str:
+    """The rule set whose replay misses fewer of the implementation's observations."""
+    if missed_fitted == missed_other:
+        return "untold"
+    return "fitted" if missed_fitted < missed_other else "other"
+
+
+def keep_questions(found: Sequence[Asked], folder: Path, save_to: Path) -> list[Path]:
+    """Copy the deciding questions to ``save_to`` (``fit --save-questions``)."""
+    copied = []
+    for asked in found:
+        if asked.question is None:
+            continue
+        source = folder / f"{asked.question}.yaml"
+        target = save_to / f"{asked.question}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source, target)
+        copied.append(target)
+    return copied
+
+
+def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], folder: Path,
+        policy: Policy = POLICY) -> tuple[Rules, list[Asked]]:
+    """Ask every untold alternative of ``result`` (its equivalents, the grid between them for a
+    number, and the changes in its place), each against the rules kept so far; returns the rules
+    the answers keep and what was asked. ``house_text`` writes rules as a house file; questions
+    are saved below ``folder``."""
+    from conformance.oracle.fit import Change, _value_in, set_knob
+
+    rules, found = result.rules, []
+    ids = list(result.weighed)
+
+    def missed_over_corpus(candidate: Rules) -> int:
+        return sum(len(e.missed) for e in fitter.weigh(candidate, ids).values())
+
+    alternatives: list[tuple[str, list[Change]]] = []
+    for knob, values in result.equivalents.items():
+        for value in [*values, *grid(_value_in(rules, knob), values, policy)]:
+            alternatives.append((knob, [Change(knob, value)]))
+    for knob, others in result.in_its_place.items():
+        back = Change(knob, _value_in(fitter._profile_rules, knob))
+        alternatives += [(knob, [back, other]) for other in others]
+    for number, (knob, changes) in enumerate(alternatives):
+        other_rules = set_knob(rules, changes)
+        if other_rules == rules or missed_over_corpus(other_rules) > missed_over_corpus(rules):
+            continue  # the same rules, or ones the corpus already tells from those kept
+        fitter.progress(f"asking the implementation: {knob} ({number + 1}/{len(alternatives)})")
+        fitted = Change(knob, _value_in(rules, knob)).text()
+        asked = _asked(fitter, rules, other_rules, knob, fitted, " with ".join(c.text() for c in changes),
+                       house_text, folder, policy)
+        found.append(asked)
+        if asked.answer == "other":
+            rules = other_rules
+    return rules, found
+
+
+def grid(fitted: Any, values: Sequence[Any], policy: Policy = POLICY) -> list[int]:
+    """For a number, the values between the fitted one and its equally consistent ones that
+    fit did not list (it tries a few values of each knob, not all): on the game's grid of 5
+    where every value is a multiple of 5, else of 1; the nearest to the fitted value first."""
+    numbers = [v for v in [fitted, *values] if isinstance(v, int) and not isinstance(v, bool)]
+    if len(numbers) < 2 or len(numbers) != len(values) + 1:
+        return []
+    step = 5 if all(n % 5 == 0 for n in numbers) else 1
+    between = [n for n in range(min(numbers), max(numbers) + 1, step) if n not in numbers]
+    return sorted(between, key=lambda n: abs(n - fitted))[:policy.grid]
+
+
+def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: str, other: str,
+           house_text: Callable[[Rules], str], folder: Path, policy: Policy) -> Asked:
+    last: Asked | None = None
+    for attempt in range(policy.questions):
+        seed = f"ask-{other}-{attempt}"
+        path = question(fitter.profile_name, fitter.document, house_text(rules), house_text(other_rules), seed,
+                        folder, policy)
+        case = loaded(path, folder) if path is not None else None
+        if case is None:
+            break  # the references never parted within the budget: asking again plays the same odds
+        fitter.add_cases([case])
+        missed = (len(fitter.weigh(rules, [case.id])[case.id].missed),
+                  len(fitter.weigh(other_rules, [case.id])[case.id].missed))
+        last = Asked(knob, fitted, other, case.id, decide(*missed), missed)
+        if last.answer != "untold":
+            return last
+    return last or Asked(knob, fitted, other, None, "untold")

@@ -1,0 +1,53 @@
+"""fit asks the implementation where the corpus cannot tell values apart (conformance.oracle.asking)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conformance.cli import main
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.oracle.asking import Policy, decide, grid
+from tests.support.paths import FIXTURES
+
+TALON_FROM_110 = FIXTURES / "house" / "talon-from-110.yaml"
+
+
+def test_the_rules_missing_fewer_observations_are_kept_and_a_tie_is_untold() -> None:
+    assert decide(0, 3) == "fitted"
+    assert decide(3, 0) == "other"
+    assert decide(2, 2) == "untold"
+
+
+def test_a_number_s_grid_spans_the_equally_consistent_values_nearest_first() -> None:
+    # fit listed 105 beside its 120: the true threshold may be any bid between them
+    assert grid(120, [105]) == [115, 110]
+    assert grid(3, [5]) == [4]
+    assert grid(120, [105, None]) == []  # not numbers alone: no grid
+    assert grid(100, [40], Policy(grid=3)) == [95, 90, 85]
+
+
+def fitted_threshold(tmp_path: Path, *options: str) -> object:
+    out = tmp_path / "fitted.yaml"
+    code = main(["fit", "--profile", "classic", "-k", "classic/talon/*", "--output", str(out), *options, "--",
+                 *REFERENCE_COMMAND, "--rules", str(TALON_FROM_110)])
+    assert code == 0
+    return yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["talon"]["shown_from_bid"]
+
+
+@pytest.mark.slow
+def test_a_threshold_the_corpus_cannot_pin_is_asked_and_found(tmp_path: Path) -> None:
+    """No talon case of classic has a winning bid from 105 to 115: the corpus alone leaves 105,
+    110 and 120 equally consistent, and fit keeps 120. Asking plays questions at those bids."""
+    without = fitted_threshold(tmp_path, "--no-ask")
+    assert without["value"] != 110  # what asking has to fix (fit keeps 120 here)
+    questions = tmp_path / "questions"
+    asked = fitted_threshold(tmp_path, "--save-questions", str(questions))
+    assert asked["value"] == 110
+    deciding = asked["ruling"].split("asked by ")[1].split(" ")[0]
+    assert (questions / f"{deciding}.yaml").is_file()  # the ruling names a question the author can read
+    # the saved question replays: the implementation passes it under the rules fit kept
+    assert main(["verify", "--cases", str(questions), "--rules", str(TALON_FROM_110), "-k", deciding, "--",
+                 *REFERENCE_COMMAND, "--rules", str(TALON_FROM_110)]) == 0
