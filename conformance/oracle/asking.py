@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -53,6 +54,15 @@ class Policy:
     # values of a number asked between the fitted one and its equally consistent ones: a
     # threshold's true value lies between them, and a dozen steps of 5 span 60 points of bids
     grid: int = 12
+    # knobs deciding the residual's cases whose other values are tried there: the residual of
+    # an engine with a bug lists a case's every deciding knob, and a score group has forty
+    hidden_knobs: int = 12
+    # residual cases whose deciding knobs are tried: each knob value is replayed on all of them,
+    # and an engine with a bug in every deal leaves the whole corpus in the residual
+    hidden_cases: int = 24
+    # seconds asking may take in all before the alternatives left are reported as not asked: a
+    # question costs one to ten seconds, and the search itself takes about a minute on a corpus
+    seconds: float = 120.0
 
 
 POLICY = Policy()
@@ -68,8 +78,11 @@ class Asked:
     question: str | None  # the case id of the question that decided, or None
     answer: str  # "fitted", "other" or "untold"
     missed: tuple[int, int] = (0, 0)  # observations missed on the question under fitted / other
+    budget_spent: bool = False  # not asked: asking's time (``Policy.seconds``) was spent
 
     def text(self) -> str:
+        if self.budget_spent:
+            return f"{self.other} against {self.fitted}: not asked, asking's time was spent"
         if self.question is None:
             return f"{self.other} against {self.fitted}: no question within the budget tells them apart"
         counts = f"{self.missed[0]} observation(s) missed under {self.fitted}, {self.missed[1]} under {self.other}"
@@ -148,7 +161,16 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
     for knob, others in result.in_its_place.items():
         back = Change(knob, _value_in(fitter._profile_rules, knob))
         alternatives += [(knob, [back, other]) for other in others]
+    for knob, values in hidden(fitter, result, policy).items():
+        alternatives += [(knob, [Change(knob, value)]) for value in values]
+    started, hidden_by_others = time.monotonic(), set()
     for number, (knob, changes) in enumerate(alternatives):
+        if time.monotonic() - started > policy.seconds:
+            found.append(Asked(knob, Change(knob, _value_in(rules, knob)).text(),
+                               " with ".join(c.text() for c in changes), None, "untold", budget_spent=True))
+            continue
+        if knob in hidden_by_others:
+            continue  # the implementation's other differences came first on its questions: they would again
         other_rules = set_knob(rules, changes)
         if other_rules == rules or missed_over_corpus(other_rules) > missed_over_corpus(rules):
             continue  # the same rules, or ones the corpus already tells from those kept
@@ -159,7 +181,37 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         found.append(asked)
         if asked.answer == "other":
             rules = other_rules
+        elif asked.answer == "untold" and asked.question is not None:
+            hidden_by_others.add(knob)
     return rules, found
+
+
+def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[str, list[Any]]:
+    """Knob -> values the corpus tells from the fitted one only in cases the residual holds: a
+    value that changes what the implementation's observations show there, and misses no more
+    of them over every case. In such a case another difference of the implementation comes
+    first (a lone case telling a lock from 900 from one at 800 that also holds a scoring
+    difference), so the search took nothing from it: the question is asked instead. The
+    knobs are those the residual's cases list as deciding them, in the order of the cases."""
+    from conformance.oracle.fit import Change, _value_in, knob_domain, set_knob
+
+    told = {*result.equivalents, *result.in_its_place, *(c.knob for a in result.accepted for c in a.changes)}
+    residual_ids = list(result.residual)[:policy.hidden_cases]
+    knobs: list[str] = []
+    for case_id in residual_ids:
+        knobs += [k for k in fitter.by_id[case_id].knobs if k not in told and k not in knobs]
+    now = fitter.weigh(result.rules, residual_ids)
+    found: dict[str, list[Any]] = {}
+    for knob in knobs[:policy.hidden_knobs]:
+        for value in knob_domain(knob, _value_in(result.rules, knob)):
+            other = set_knob(result.rules, [Change(knob, value)])
+            if not fitter.consistent(other):
+                continue
+            then = fitter.weigh(other, residual_ids)
+            moved = [c for c in residual_ids if then[c].missed != now[c].missed]
+            if moved and sum(len(then[c].missed) for c in moved) <= sum(len(now[c].missed) for c in moved):
+                found.setdefault(knob, []).append(value)
+    return found
 
 
 def grid(fitted: Any, values: Sequence[Any], policy: Policy = POLICY) -> list[int]:
