@@ -502,6 +502,7 @@ def _value(rules: fit.Rules, knob: str) -> object:
 
 
 
+@pytest.mark.slow
 def test_a_stand_in_maximum_moves_to_the_bids_before_the_talon(tmp_path: Path) -> None:
     """Marriage holders bid up to 350 and take contracts up to 380. A maximum of 350 plays
     like the cap on bids before the talon in every auction; raising it to 380 alone lets
@@ -515,6 +516,7 @@ def test_a_stand_in_maximum_moves_to_the_bids_before_the_talon(tmp_path: Path) -
     assert _value(result.rules, "auction.pre_talon_max") == 350
 
 
+@pytest.mark.slow
 def test_a_condition_the_contracts_show_is_found_with_the_two_switches_it_needs(tmp_path: Path) -> None:
     """Bids before the talon stop at 330, so only the contracts show the marriage condition of
     340: a hand with no marriage, even counting the talon's cards, is offered contracts up to
@@ -541,6 +543,7 @@ def test_a_condition_the_contracts_show_is_found_with_the_two_switches_it_needs(
     assert f"with this knob at null as skill-games has it: {other}: 330." in ruling
 
 
+@pytest.mark.slow
 def test_a_bid_step_every_auction_shows_is_searched_in_a_wide_group(tmp_path: Path) -> None:
     """Every case bids 100 first, which this table refuses (it opens at 110), so each case
     shows one legal set: bids from 110 to 230 in tens. Their group is decided by thirteen
@@ -553,6 +556,7 @@ def test_a_bid_step_every_auction_shows_is_searched_in_a_wide_group(tmp_path: Pa
     assert _value(result.rules, "auction.bid_step") == 10
 
 
+@pytest.mark.slow
 def test_a_count_the_give_up_events_show_is_tried_for_a_count_knob(tmp_path: Path) -> None:
     """Defenders are paid nothing for a player's first four bombs and half the bid (100: 50
     each) for the fifth. The fifth shows only as the give-up of count 5 scored apart, among
@@ -569,6 +573,7 @@ def test_a_count_the_give_up_events_show_is_tried_for_a_count_knob(tmp_path: Pat
     assert _value(result.rules, "giving_up.defender_gain") == "half_bid" or fixed_50
 
 
+@pytest.mark.slow
 def test_a_count_that_does_nothing_alone_is_searched_beside_the_switch_it_needs(tmp_path: Path) -> None:
     """Four give-up knobs move together and each alone changes no observation: the penalty
     from the first bomb shows only where the declarer also loses the winning bid (a deal's
@@ -588,6 +593,7 @@ def test_a_count_that_does_nothing_alone_is_searched_beside_the_switch_it_needs(
     assert _value(result.rules, "giving_up.defender_gain") == "half_bid"
 
 
+@pytest.mark.slow
 def test_a_marriage_table_read_from_the_declarations_is_completed_by_the_condition_that_keeps_a_ceiling(
         tmp_path: Path) -> None:
     """The declarations show spades at 45 and diamonds at 55. Taken alone under the profile's
@@ -604,6 +610,7 @@ def test_a_marriage_table_read_from_the_declarations_is_completed_by_the_conditi
     assert (table["S"], table["D"], table["H"]) == (45, 55, 90)
 
 
+@pytest.mark.slow
 def test_a_marriage_table_hidden_by_a_stop_is_read_from_a_refusal_above_a_holders_ceiling(tmp_path: Path) -> None:
     """Under a stop at 180 every holder's legal set ends at 180 until the auction stands
     there, so each shows only the stop. Only a hearts holder then offered 190 alone and
@@ -620,6 +627,7 @@ def test_a_marriage_table_hidden_by_a_stop_is_read_from_a_refusal_above_a_holder
     assert 90 <= _value(result.rules, "marriages.values")["H"] <= 95
 
 
+@pytest.mark.slow
 def test_a_switch_completing_a_change_brings_the_number_it_switches_on(tmp_path: Path) -> None:
     """A lock on the defenders from 115 stops their points on scores the corpus reaches,
     a give-up's half bid included. Defenders paid from the hundredth give-up (never) stand in
@@ -635,6 +643,7 @@ def test_a_switch_completing_a_change_brings_the_number_it_switches_on(tmp_path:
     assert _value(result.rules, "giving_up.defenders_paid_from") == 1
 
 
+@pytest.mark.slow
 def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_path: Path) -> None:
     """No deal of the corpus declares a clubs marriage under these rules, so the events show
     spades, diamonds and hearts at 135, 40 and 130 but nothing of clubs at 40. Under the
@@ -648,6 +657,7 @@ def test_a_marriage_no_deal_declares_is_read_from_its_holders_highest_bids(tmp_p
     assert _value(result.rules, "marriages.values") == {"S": 135, "C": 40, "D": 40, "H": 130}
 
 
+@pytest.mark.slow
 def test_a_marriage_table_is_read_from_the_holders_highest_bids_when_no_declaration_shows(tmp_path: Path) -> None:
     """The engine answers every marriage declaration ``unsupported``, so no event shows a
     marriage's points. Under the marriage ceiling a holder is offered bids up to the
@@ -663,6 +673,7 @@ def test_a_marriage_table_is_read_from_the_holders_highest_bids_when_no_declarat
     assert _value(result.rules, "auction.max_bid") == 600
 
 
+@pytest.mark.slow
 def test_a_sample_set_right_by_a_stand_in_is_widened_by_the_cases_it_broke(tmp_path: Path) -> None:
     """Bids are raised one step at a time, so each bid legal set offers one amount and the
     contracts show the caps: a declarer with no marriage up to 370 (a marriage above 375),
@@ -681,6 +692,7 @@ def test_a_sample_set_right_by_a_stand_in_is_widened_by_the_cases_it_broke(tmp_p
     assert _value(result.rules, "marriages.four_aces") is not None
 
 
+@pytest.mark.slow
 def test_an_event_only_the_engine_sent_names_the_knobs_a_wide_group_searches_first(tmp_path: Path) -> None:
     """In two cases a defender reaches 110 exactly and the engine dumps the score to 0 with a
     ``dump`` event. The observation's finding is the deal's score, decided by some forty
@@ -695,6 +707,7 @@ def test_an_event_only_the_engine_sent_names_the_knobs_a_wide_group_searches_fir
     assert _value(result.rules, "dump.score") == 110
 
 
+@pytest.mark.slow
 def test_a_step_shown_only_from_the_high_bid_to_the_one_bid_offered_is_read(tmp_path: Path) -> None:
     """Each bid raises the last by one step of 20, so each bid legal set offers one amount
     (120 over a high bid of 100) and shows no step between its amounts. The step is read
@@ -707,6 +720,7 @@ def test_a_step_shown_only_from_the_high_bid_to_the_one_bid_offered_is_read(tmp_
     assert _value(result.rules, "auction.raise") == "one_step"
 
 
+@pytest.mark.slow
 def test_four_aces_offered_on_the_first_lead_are_searched_with_the_first_trick(tmp_path: Path) -> None:
     """With marriages unsupported, the only declarations the engine offers are four aces, on
     the first lead too. The legal sets that differ there are decided by the trick
@@ -720,6 +734,7 @@ def test_four_aces_offered_on_the_first_lead_are_searched_with_the_first_trick(t
     assert _value(result.rules, "marriages.four_aces") == 250
 
 
+@pytest.mark.slow
 def test_a_marriage_table_is_not_read_over_a_condition_the_bidders_contradict(tmp_path: Path) -> None:
     """A bidder with no marriage is offered no bid (the condition, 160, is below the opening
     of 205), so only holders show the ceiling: clubs alone up to 220 (160 + 60), diamonds
@@ -736,6 +751,7 @@ def test_a_marriage_table_is_not_read_over_a_condition_the_bidders_contradict(tm
     assert _value(result.rules, "auction.max_bid") == 330
 
 
+@pytest.mark.slow
 def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -> None:
     """A later pass that reaches the same rules finds the same nothing: the search is asked
     once for them, and again once the rules differ."""
@@ -760,6 +776,7 @@ def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -
         fitter.close()
 
 
+@pytest.mark.slow
 def test_a_switch_and_the_switches_it_needs_are_found_in_a_wide_group(tmp_path: Path) -> None:
     """The barrel's observations are decided by some sixty knobs, and switched on it brings a
     dozen numbers of ten values each: its arrival cap, a switch, is tried beside it before
@@ -773,6 +790,7 @@ def test_a_switch_and_the_switches_it_needs_are_found_in_a_wide_group(tmp_path: 
         "barrel.enabled", "barrel.jump_over_wins", "barrel.arrival_cap"]
 
 
+@pytest.mark.slow
 def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Path) -> None:
     path = _house(tmp_path, CAPPED, "capped")
     result, _ = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)], "classic/auction/*")
@@ -782,6 +800,7 @@ def test_a_maximum_no_bundled_profile_uses_is_read_from_the_replies(tmp_path: Pa
     assert result.accepted[0].observations_fixed > 0
 
 
+@pytest.mark.slow
 def test_a_maximum_shown_only_by_a_refusal_reason_is_found(tmp_path: Path) -> None:
     """A cap no legal set shows (bids go a step at a time) is read from the bid it refuses
     for another reason than the transcript: no residual is left that a knob explains."""
@@ -792,6 +811,7 @@ def test_a_maximum_shown_only_by_a_refusal_reason_is_found(tmp_path: Path) -> No
     assert _value(result.rules, "auction.max_bid") in (300, 305)  # the same on a grid of ten
 
 
+@pytest.mark.slow
 def test_coupled_knobs_move_together(tmp_path: Path) -> None:
     path = _house(tmp_path, COUPLED, "coupled")
     result, fitter = _fit("polish", [*REFERENCE_COMMAND, "--rules", str(path)], "polish/auction/ceiling-*")
@@ -801,6 +821,7 @@ def test_coupled_knobs_move_together(tmp_path: Path) -> None:
     _no_single_change_helps(fitter, result)
 
 
+@pytest.mark.slow
 def test_a_ceiling_and_the_four_aces_it_counts_move_together(tmp_path: Path) -> None:
     path = _house(tmp_path, ACES, "aces")
     result, fitter = _fit("classic", [*REFERENCE_COMMAND, "--rules", str(path)], "classic/auction/*", "classic/talon/*")
@@ -833,6 +854,7 @@ def _no_single_change_helps(fitter: fit.Fitter, result: fit.FitResult) -> None:
         fitter.reference.close()
 
 
+@pytest.mark.slow
 def test_a_many_difference_engine_with_a_bug_keeps_to_the_stop_rule(tmp_path: Path) -> None:
     """Five knobs of four sections, the marriage table among them, and a card order no knob
     writes down (ten below king): the marriage cases show the table in their events, so it is
@@ -851,6 +873,7 @@ def test_a_many_difference_engine_with_a_bug_keeps_to_the_stop_rule(tmp_path: Pa
     _no_single_change_helps(fitter, result)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [3])
 def test_a_seeded_variant_keeps_to_the_stop_rule(tmp_path: Path, seed: int) -> None:
     """A seeded secret: four knobs of classic changed to values fit may try, served with a bug
@@ -878,6 +901,7 @@ def test_a_seeded_variant_keeps_to_the_stop_rule(tmp_path: Path, seed: int) -> N
     _no_single_change_helps(fitter, result)
 
 
+@pytest.mark.slow
 def test_the_stop_rule_runs_again_once_a_change_with_only_downstream_evidence_is_out(tmp_path: Path) -> None:
     """Seed 13, variant 4, served with the declarer scoring the points taken: a marriage line
     fit took early reproduces only observations downstream of differences left, so it goes
@@ -896,6 +920,7 @@ def test_the_stop_rule_runs_again_once_a_change_with_only_downstream_evidence_is
         fitter.reference.close()
 
 
+@pytest.mark.slow
 def test_a_bug_no_knob_expresses_is_the_residual_and_named(tmp_path: Path) -> None:
     from mutants.catalogue import CATALOGUE
     from mutants.matrix import names_the_mistake
@@ -914,6 +939,7 @@ def test_a_bug_no_knob_expresses_is_the_residual_and_named(tmp_path: Path) -> No
         assert "joint" not in cause.why
 
 
+@pytest.mark.slow
 def test_an_action_declared_unsupported_is_unchecked(tmp_path: Path) -> None:
     path = _house(tmp_path, CAPPED, "capped")
     result, _ = _fit("classic", [*PARTIAL, "give_up", "--rules", str(path)], "classic/giving_up/*")
@@ -923,6 +949,7 @@ def test_an_action_declared_unsupported_is_unchecked(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.slow
 def test_fit_writes_a_valid_house_file_and_a_verify_shaped_report(tmp_path: Path) -> None:
     path = _house(tmp_path, CAPPED, "capped")
     out, report = tmp_path / "fitted.yaml", tmp_path / "fit.json"
@@ -949,6 +976,7 @@ def test_fit_without_a_command_is_a_usage_error(argv: list[str]) -> None:
 
 
 
+@pytest.mark.slow
 def test_a_replay_repeating_an_earlier_reply_keeps_that_replays_evidence(tmp_path: Path) -> None:
     """A cap of 300 changes the cases whose bids reach past it and leaves the others alone:
     their replays repeat the replies under classic, and keep their evidence; every case's
@@ -1026,6 +1054,7 @@ def test_a_value_adopted_for_another_that_plays_the_same_is_not_wrong() -> None:
     assert changes_play(cases, classic, rules, "auction.marriage_needed_above", 200, 1)
 
 
+@pytest.mark.slow
 def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
     """Polish asks a follower to beat the winning card and to overtrump. Under a mutant whose
     trick the highest card of the suit led wins, trumped or not, the winning card after a
@@ -1042,6 +1071,7 @@ def test_a_value_writing_down_a_mutants_legal_sets_expresses_it() -> None:
     assert not expresses(fitter, rounded, "scoring.defender_rounding", polish["scoring"]["defender_rounding"], 1)
 
 
+@pytest.mark.slow
 def test_arrivals_falling_back_express_the_mutant_that_sends_the_newcomer_back() -> None:
     """Under a mutant that makes an arriving player fall back instead of knocking off the
     occupant, ``barrel.crowding: arrivals_fall_back`` (the occupants stay, arrivals beyond the
@@ -1074,6 +1104,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("order", [1, -1])
 def test_of_changes_that_each_help_the_one_fixing_most_over_every_case_is_taken(tmp_path: Path, order: int) -> None:
     """Both the least contract and a target of 1010 fix observations over every case and break
@@ -1114,6 +1145,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_value_standing_in_for_another_is_undone_with_the_switch_it_left_idle(tmp_path: Path) -> None:
     """Under the stand-in, the right condition alone and with the cap put back each cap every
     contract and break matching cases, so neither is taken; with the contract's ceiling also
@@ -1152,6 +1184,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_count_that_changed_nothing_alone_completes_a_change_with_a_stand_in_undone(tmp_path: Path) -> None:
     """A fixed gain of 0 stands in for payment from the third give-up: both leave the first two
     give-ups unpaid. Half the bid alone then pays those too and breaks them, and so does half
@@ -1197,6 +1230,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_an_amount_at_the_edge_of_the_differing_legal_sets_is_completed_with_the_switch_it_needs(tmp_path: Path) -> None:
     """A marriage condition of 480 under skill-games' marriage ceiling caps every marriage
     holder's bids at 120 and its marriages, so alone it breaks far more than it fixes; a stop
@@ -1232,6 +1266,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_proposal_that_puts_a_stand_in_back_is_completed_with_the_switch_it_needs(tmp_path: Path) -> None:
     """Under a mutant that lets the highest card win every trick, barrel attempts counted only
     as declarer, taken together with give-ups counted in threes, stand in for given-up deals
@@ -1267,6 +1302,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_rule_the_mistake_makes_leave_the_transcript_is_weighed_as_far_as_both_replays_reach(tmp_path: Path) -> None:
     """Under a mutant that lets the highest card win every trick, the table's one trump a deal
     sets right 53 observations in six cases (no trump change after the first marriage), but
@@ -1310,6 +1346,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_rounding_shown_only_beside_a_mutant_s_extra_bolt_is_found_and_the_bolt_named(tmp_path: Path) -> None:
     """Seed 41 v7 on classic's bolt and scoring cases: the declarer's total rounded to 5 shows
     only at the last card of two deals whose reply also holds the mutant's extra bolt (a
@@ -1348,6 +1385,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_contract_cap_shown_after_a_give_to_the_wrong_defender_is_found(tmp_path: Path) -> None:
     """Seed 23 v4 on the talon cases: the engine gives the declarer's two cards to the wrong
     defenders, so the hands differ from step 4 on, and the contracts it offers (up to 215,
@@ -1388,6 +1426,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_value_that_sets_right_only_what_follows_a_difference_left_is_not_taken(tmp_path: Path) -> None:
     """An engine that scores a marriage for a king and queen played by one player, undeclared,
     puts points in deals the rules under test cannot put there. A bonus for the last trick of 50
@@ -1421,6 +1460,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_stand_in_for_a_bug_is_searched_again_from_its_knob_put_back(tmp_path: Path) -> None:
     """An engine capping bids and contracts at 250 that still takes a raised contract above its
     own legal set (mutant contract-raise-unchecked). A stop at 250 stood in for the maximum, a
@@ -1452,6 +1492,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_marriage_ceiling_is_found_with_the_condition_its_holders_show(tmp_path: Path) -> None:
     """Bids from 305, each capped at 265 and the marriages held: a spades holder is offered
     305 only, a hearts holder up to 365. The condition of 265 does badly alone (it asks every
@@ -1490,6 +1531,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_number_moved_early_is_moved_again_beside_the_knobs_moved_after_it(tmp_path: Path) -> None:
     """The beam never moves a knob twice: from polish it first takes a condition of 460 beside
     a maximum of 500, which comes closest while the marriage ceiling stays, and the search
@@ -1540,6 +1582,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_change_found_afresh_from_a_stand_in_put_back_is_completed_with_its_switch(tmp_path: Path) -> None:
     """With payment from no give-up put back, the search finds a penalty of 275, which charges
     the fourth and fifth give-ups too and breaks the cases the stand-in had set right; with
@@ -1575,6 +1618,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_the_talon_line_is_read_from_the_winning_bids_that_showed_it_or_not(tmp_path: Path) -> None:
     """No legal set shows a talon line of 240; the auctions do: won at 250 with the talon shown,
     at 220 without. Read as a line between them, it is found; without it the talon never
@@ -1616,6 +1660,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_switch_put_back_searches_its_section_read_afresh(tmp_path: Path) -> None:
     """No dump sets right the cases written for a dump at 555, and the one deal ending on -165
     (which the table dumps) is left. From no dump put back the dump's own score is searched, read
@@ -1659,6 +1704,7 @@ rules:
 """
 
 
+@pytest.mark.slow
 def test_a_switch_is_tried_with_the_numbers_it_switches_on(tmp_path: Path) -> None:
     """One give-up deal shows the defenders paid 155 each. A fixed gain alone pays 60 and
     sets nothing right, and the case exercising it does not list its amount (under half the

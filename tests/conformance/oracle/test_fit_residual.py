@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from conformance.corpus.transcripts import Transcript
 from conformance.oracle import evidence, fit, observe, residual
 from tests.support.paths import FAKE_IMPLS
@@ -57,6 +59,7 @@ def test_the_same_answers_or_situations_not_shared_are_no_contradiction() -> Non
     assert residual.inconsistencies(records, cases) == {}
 
 
+@pytest.mark.slow
 def test_an_engine_answering_a_situation_two_ways_is_likely_a_bug() -> None:
     cases = fit.cases_for({"classic"}, [], ["classic/marriages/*"])
     fitter = fit.Fitter("classic", cases, TWO_FACED)
