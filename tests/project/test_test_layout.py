@@ -38,7 +38,9 @@ def imported_test_modules(source: str, module: str) -> list[str]:
             # "from tests.x import y" may import a module y or a name y of tests.x: the full dotted name
             # covers both, as a shared package's prefix does
             found += [f"{module}.{alias.name}" for alias in node.names]
-    return [name for name in found if name == "tests" or name.startswith("tests.")]
+    # a bare "from test_server import X" reaches another test module through sys.path: counted too
+    return [name for name in found
+            if name == "tests" or name.startswith("tests.") or name.split(".")[0].startswith(("test_", "conftest"))]
 
 
 def is_shared(module: str) -> bool:
@@ -90,6 +92,7 @@ def test_test_modules_sit_in_a_mirrored_folder() -> None:
     ("from .test_engine import deal\n", "tests/reference_impl/test_x.py", ["tests.reference_impl.test_engine.deal"]),
     ("from ..support.engine import deal\n", "tests/reference_impl/test_x.py", ["tests.support.engine.deal"]),
     ("from tests.support import engine\n", "tests/reference_impl/test_x.py", ["tests.support.engine"]),
+    ("from test_server import HANDS\n", "tests/reference_impl/test_x.py", ["test_server.HANDS"]),
 ])
 def test_the_checker_reads_every_way_of_importing(source: str, module: str, expected: list[str]) -> None:
     """The import checker sees absolute, relative and from-package imports, so the check above can fail."""

@@ -19,6 +19,7 @@ from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import evidence, expectation, observe
 from reference_impl.server import Server
 from tests.support.paths import FIXTURES
+from tests.support.server import random_requests
 
 HOUSE = FIXTURES / "house"
 CLASSIC_HOUSE = str(HOUSE / "many-knobs.yaml")  # twelve knobs of classic changed
@@ -278,10 +279,8 @@ def test_states_as_changes_count_the_same_replies() -> None:
 
 
 def test_kept_requests_with_nothing_expected_are_answered_as_a_plain_batch() -> None:
-    from test_batch import _requests
-
     for seed in range(6):
-        requests = _requests(seed, 40)  # a match, a deal, random actions (some refused, some malformed)
+        requests = random_requests(seed, 40)  # a match, a deal, random actions (some refused, some malformed)
         plain = Server().handle_line(json.dumps({"cmd": "batch", "seq": 1, "states": "changes", "requests": requests}))
         kept = {"requests": requests[1:] + [{"cmd": "legal", "extra": 1}, {"cmd": "stop"}], "replies": None}
         kept["replies"] = [None] * len(kept["requests"])
