@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import variants
+from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
-from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
+from spec.vocabulary import ExitCode
 
 TIMEOUT = 10.0
 DEFAULT_MATCH_STATE: dict[str, Any] = {
@@ -825,21 +826,21 @@ def main(args: argparse.Namespace) -> int:
         case = load_case(args.case_id)
     except ReplayError as exc:
         print(f"thousand replay: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.save_case is not None and len(names) != 1:
         print("thousand replay: --save-case needs exactly one profile (--profiles ./house.yaml)", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     replays = replay_case(case, names)
     if args.save_case is not None and not replays[0].error:
         try:
             path = save_case(case, replays[0], args.save_case)
         except (ReplayError, OSError) as exc:
             print(f"thousand replay: {exc}", file=sys.stderr)
-            return 1
+            return ExitCode.FAILED
         print(f"wrote {path}: check its expected values against your rules; then "
               f"thousand coverage --cases {args.save_case} --profile {names[0]}", file=sys.stderr)
     if args.json:
         print(json.dumps({"case": case.id, "title": case.title, "replays": [r.to_json() for r in replays]}, indent=2))
     else:
         print(render_replay(case, replays, markdown=args.markdown), end="")
-    return 1 if any(r.error for r in replays) else 0
+    return ExitCode.FAILED if any(r.error for r in replays) else ExitCode.PASSED
