@@ -162,7 +162,7 @@ class Observation(StrEnum):
     STATE = "state"
 
 
-class Verdict(StrEnum):
+class ResidualVerdict(StrEnum):
     """What fit's residual judges a root cause no knob value it tried explains."""
 
     NO_KNOB = "a rule the schema has no knob for"
