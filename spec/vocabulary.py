@@ -167,4 +167,6 @@ class ResidualVerdict(StrEnum):
 
     NO_KNOB = "a rule the schema has no knob for"
     BUG = "likely a bug"
+    # every observation that shows it also differs by another cause's difference: no value of its
+    # knobs can make such an observation match while that stays, so the evidence cannot say
     TANGLED = "tangled with another cause"
