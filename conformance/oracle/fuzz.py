@@ -37,6 +37,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
+from spec.vocabulary import ExitCode
 from conformance.harness import diagnosis, process, reports
 from conformance.harness.steps import base_name
 from conformance.oracle import batch, house, observe, positions
@@ -1309,22 +1310,22 @@ def _save_problem(folder: Path | None) -> str | None:
 def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     command = command_of(args, "fuzz")
     if command is None:
-        return 2
+        return ExitCode.USAGE
     if not 1 <= args.deals <= MAX_DEALS or (args.max_findings is not None and args.max_findings < 1):
         print(f"thousand fuzz: --deals must be from 1 to {MAX_DEALS} and --max-findings at least 1", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
     if resolved is None:
-        return 2
+        return ExitCode.USAGE
     try:
         known = diagnosis.Known.read(args.known) if args.known else None
     except diagnosis.KnownError as exc:
         print(f"thousand fuzz: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     problem = _save_problem(args.save)
     if problem:
         print(f"thousand fuzz: {problem}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     progress = terminal_progress("fuzz")
     with process.supervised():
         fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
@@ -1336,14 +1337,14 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if outcome.error:
         # the implementation's failure stops the comparison (exit 4, as verify's "could not
         # start"); the reference's or the saving's is a problem here (exit 3)
-        return reports.EXIT_CANNOT_START if outcome.error.startswith("the implementation") else reports.EXIT_INTERNAL
+        return ExitCode.CANNOT_START if outcome.error.startswith("the implementation") else ExitCode.INTERNAL
     if outcome.findings and args.save:
         rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
         print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
               f"-- {shlex.join(command)}")
     if any(failed(found.divergence) for found in outcome.findings):
-        return reports.EXIT_CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
-    return 1 if outcome.findings else 0
+        return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
+    return ExitCode.FAILED if outcome.findings else ExitCode.PASSED
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:
