@@ -30,7 +30,7 @@ from conformance.cli.verify import read_case_list
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover
 from conformance.harness import runner
 from spec import SPEC_DIR
-from spec.vocabulary import ExitCode
+from spec.vocabulary import OUTCOMES, ExitCode
 
 ROOT = SPEC_DIR.parent
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -172,7 +172,7 @@ def terminal_text(shown: str, done: subprocess.CompletedProcess[str], tail_only:
 
 def _is_summary(line: str) -> bool:
     words = line.split()
-    return len(words) >= 2 and words[0].isdigit() and words[1].rstrip(",") in runner.OUTCOMES or line == "no cases checked"
+    return len(words) >= 2 and words[0].isdigit() and words[1].rstrip(",") in OUTCOMES or line == "no cases checked"
 
 
 def _blocks(lines: Sequence[str], count: int) -> list[str]:
