@@ -385,6 +385,7 @@ NEW_VALUES = st.fixed_dictionaries({
 })  # fmt: skip
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(["gambler-club", "classic", "skill-games", "polish"]), values=NEW_VALUES, seed=st.integers(0, 2**32 - 1))
 def test_random_play_under_random_new_knob_values(name: str, values: dict[str, dict[str, Any]], seed: int) -> None:

@@ -56,6 +56,7 @@ def _tail(text: str) -> str:
     return "\n".join(flagged or text.splitlines()[-30:])[-4000:]
 
 
+@pytest.mark.slow
 def test_the_generated_pages_are_current() -> None:
     done = subprocess.run([sys.executable, "-m", "sitegen", "--check"], cwd=ROOT,
                           capture_output=True, text=True, timeout=HANG_GUARD)
@@ -417,6 +418,7 @@ PYTHON_REPR = re.compile(r"mappingproxy|\{'|\('[^'\n]*',|\['[^'\n]*'[,\]]|\b(?:T
 SOURCE_BLOCK = re.compile(r'<div class="highlight"><pre>(?:(?!</pre>).)*?<span class="(?:k[ct]?|g[di])">.*?</pre></div>', re.S)
 
 
+@pytest.mark.slow
 def test_no_page_shows_a_python_repr(site: Path) -> None:
     """Every value on every built page is in words or JSON: no frozen mapping, no Python
     quoting, no True/False/None (outside code blocks that show source code)."""
