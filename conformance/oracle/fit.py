@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 
 import yaml
 
+from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
 from spec.vocabulary import ExitCode
 import variants
 from conformance.harness import diagnosis, process, reports, steps
@@ -68,7 +69,6 @@ REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, e
 TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 CARRIED = 2  # and a number's first values (its readings), whatever they did alone
-Rules = dict[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
