@@ -23,7 +23,7 @@ from typing import Any, Iterable, Sequence, TypeGuard
 import variants
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
-from spec.vocabulary import SUITS, Phase
+from spec.vocabulary import SUITS, DifferenceKind, Phase
 from variants.schema import knob_entry
 
 # Integer knobs whose values are bid or contract amounts: read from the legal sets.
@@ -350,9 +350,9 @@ class Readings:
             self.overshot[scores[-1][won[0]]] += 1
 
     def add_difference(self, d: observe.Difference) -> None:
-        if d.kind == "event":
+        if d.kind == DifferenceKind.EVENT:
             self._add_overshot(d)
-        if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+        if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
             read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
             raised = raised_to(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
@@ -370,12 +370,12 @@ class Readings:
         for named in evidence.named_knobs(d):
             if len(named) <= NAMED:
                 self.named.update(named)
-        amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
+        amount = _amount(d.action) if d.kind == DifferenceKind.REFUSAL and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.refused.setdefault(knob, collections.Counter()).update((amount, amount - CONTRACT_STEP))
-        if d.kind in ("state", "event"):
+        if d.kind in (DifferenceKind.STATE, DifferenceKind.EVENT):
             contract = d.before.get("contract") if isinstance(d.before, dict) else None
             if isinstance(contract, int) and not isinstance(contract, bool):
                 for knob in evidence.deciding_knobs(d):
