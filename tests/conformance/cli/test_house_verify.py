@@ -64,6 +64,7 @@ def test_a_re_expected_case_takes_every_value_from_the_oracle(rules: Path, cases
     assert all("expect" in s or "refused" in s for s in steps)
 
 
+@pytest.mark.slow
 def test_the_house_run_writes_the_ordinary_report(rules: Path, cases: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "r.json"

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 import variants
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from conformance.harness.runner import REFERENCE_COMMAND
@@ -89,6 +91,7 @@ def test_the_start_reply_declares_the_extension() -> None:
     assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch", "playout", "expectations"]
 
 
+@pytest.mark.slow
 def test_observe_reads_the_same_record_in_one_request_as_step_by_step() -> None:
     cases = [c for c in discover([CASES_DIR]) if isinstance(c, Transcript)][::9]
     documents = {name: variants.resolve(name).to_document() for name in {c.profiles[0] for c in cases}}

@@ -62,6 +62,7 @@ RULE_SETS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RULE_SETS))
 def test_every_case_weighs_the_same_with_and_without_expectations(name: str) -> None:
     implementation, replayed = RULE_SETS[name]
@@ -93,6 +94,7 @@ def test_every_case_weighs_the_same_with_and_without_expectations(name: str) -> 
         assert read > 100  # and the replies that differ were read in full
 
 
+@pytest.mark.slow
 def test_a_partial_implementation_weighs_the_same_with_and_without_expectations() -> None:
     cases = _cases()[::3]
     documents = _documents(cases)

@@ -83,6 +83,7 @@ def test_fit_recovers_one_changed_knob_on_a_few_cases(house: Path) -> None:
     assert "polish/play/" in text  # the ruling names a case as evidence
 
 
+@pytest.mark.slow
 def test_fuzz_finds_a_mutant_and_saves_a_valid_transcript(tmp_path: Path) -> None:
     document = variants.resolve("polish").to_document()
     outcome = fuzz.fuzz([sys.executable, "-m", "mutants.serve", "must-beat-missing"], "polish", document,
@@ -93,6 +94,7 @@ def test_fuzz_finds_a_mutant_and_saves_a_valid_transcript(tmp_path: Path) -> Non
     assert main(["verify", "--cases", str(tmp_path), "--profile", "polish"]) == 0  # the reference passes it
 
 
+@pytest.mark.slow
 def test_fuzz_of_the_reference_against_itself_finds_nothing() -> None:
     assert main(["fuzz", "--profile", "classic", "--deals", "8", "--seed", "3", "--", *REFERENCE_COMMAND]) == 0
 
@@ -115,6 +117,7 @@ def test_fuzz_needs_exactly_one_source_of_rules() -> None:
     assert stop.value.code == 2
 
 
+@pytest.mark.slow
 def test_verify_rules_uses_the_reference_under_the_house_file_as_the_oracle(house: Path, tmp_path: Path) -> None:
     name = "polish/play/must-beat-the-card-led.yaml"
     (tmp_path / "cases" / name).parent.mkdir(parents=True)

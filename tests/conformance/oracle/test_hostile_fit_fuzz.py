@@ -150,6 +150,7 @@ def test_fit_gives_up_on_an_implementation_that_times_out_on_every_case(tmp_path
     assert_clean(run)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "impl", "words"), [
     ("no_read_after_match", None, "no reply to 'deal'"),
     ("garbage", None, "not JSON: this is not JSON \\x1b[2J"),
@@ -174,6 +175,7 @@ def test_fuzz_reports_a_protocol_failure_as_such_and_saves_nothing(
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_fuzz_saves_a_divergence_as_a_valid_transcript_with_deals(tmp_path: Path) -> None:
     run = fuzz(tmp_path, mode="no_pass", deals="2")
     assert run.code == 1 and "1 finding in 2 deals" in run.out and "legal[auction]: missing pass" in run.out
@@ -185,6 +187,7 @@ def test_fuzz_saves_a_divergence_as_a_valid_transcript_with_deals(tmp_path: Path
     assert cli.main(["verify", "--cases", str(tmp_path / "saved"), "--timeout", "10"]) == 0
 
 
+@pytest.mark.slow
 def test_fuzz_under_6_mb_states_is_bounded(tmp_path: Path) -> None:  # row 1 for fuzz
     run = fuzz(tmp_path, mode="big_state", deals="2")
     assert run.code == 1 and "state" in run.out
@@ -217,6 +220,7 @@ def test_a_signal_while_the_implementation_stops_reading_is_one_line(tmp_path: P
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_sigint_while_shrinking_names_the_seed_and_trial(tmp_path: Path) -> None:  # row 9
     run = fuzz(tmp_path, "--seed", "s7", "--timeout", "60", mode="no_pass_slow_shrink", at_marker=signal.SIGINT)
     assert run.code == 130
@@ -438,6 +442,7 @@ def every_knob_house(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_verify_and_fuzz_play_a_large_house_file_that_sets_every_knob(tmp_path: Path) -> None:
     house = every_knob_house(tmp_path)
     assert len(json.dumps(variants.resolve(str(house)).to_document())) > 1024 * 1024  # as the runner once sent it
