@@ -189,6 +189,7 @@ def test_an_implementation_that_never_reads_times_out(tmp_path: Path) -> None:
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_huge_values_are_clipped_in_both_reports(tmp_path: Path) -> None:
     run = verify(tmp_path, "big_state")
     assert run.code == 1
@@ -236,6 +237,7 @@ def test_a_signal_while_loading_writes_reports_and_exits_143(tmp_path: Path) -> 
 
 # --- the bundled reference cannot be replaced by files in the current directory ----------
 
+@pytest.mark.slow
 def test_a_reference_impl_folder_in_the_cwd_is_not_started(tmp_path: Path) -> None:
     fake_package = tmp_path / "cwd" / "reference_impl"
     fake_package.mkdir(parents=True)
