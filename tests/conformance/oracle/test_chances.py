@@ -11,7 +11,7 @@ from tests.support.paths import ROOT
 from conformance.oracle import chances
 
 # the modules whose random choices the policy decides: no probability is written inline there
-USERS = ("conformance/oracle/positions.py",)
+USERS = ("conformance/oracle/positions.py", "conformance/oracle/fuzz.py")
 
 
 def test_each_probability_has_its_reason_and_is_one() -> None:
@@ -38,5 +38,5 @@ def test_the_amount_shares_leave_room_for_the_rest() -> None:
 @pytest.mark.parametrize("module", USERS)
 def test_no_probability_is_written_inline(module: str) -> None:
     text = (ROOT / module).read_text(encoding="utf-8")
-    inline = re.findall(r"random\(\) < [0-9.]+|\b0\.\d+\b", text)
+    inline = re.findall(r"(?:random\(\)|roll) < [0-9.]+|[A-Z_]+_SHARE = ", text)
     assert not inline, f"{module}: {inline}: name them in conformance/oracle/chances.py"
