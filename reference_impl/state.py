@@ -319,7 +319,7 @@ class MatchState:
         marriages, aces, barrel = self.marriages, self.aces, self.barrel
         one, two, three = barrel
         return (
-            self.phase.value, self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
+            str(self.phase), self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
             self.contract, self.talon_shown, self.talon if self.talon_shown else None, self.trump, tuple(self.trick),
             self.trick_number, tuple(self.tricks_won), tuple(self.card_points),
             ((tuple(marriages[0]), tuple(marriages[1]), tuple(marriages[2])),  # suits declared,

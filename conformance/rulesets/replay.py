@@ -37,7 +37,7 @@ from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, Trans
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
-from spec.vocabulary import ExitCode
+from spec.vocabulary import ExitCode, Phase
 
 TIMEOUT = 10.0
 DEFAULT_MATCH_STATE: dict[str, Any] = {
@@ -347,7 +347,7 @@ class _CaseReplay:
         self.replayer._ask("match", profile=self.profile, document=self.replayer._document(self.profile), state=state)
         previous: dict[str, Any] | None = None
         for number, deal in enumerate(self.case.deals, start=1):
-            if previous is not None and previous["phase"] != "deal_over":
+            if previous is not None and previous["phase"] != Phase.DEAL_OVER:
                 self._stop_between(number, previous)
                 return
             if not self._play_deal(number, deal):
@@ -355,7 +355,7 @@ class _CaseReplay:
             previous = self.replayer._ask("state")["state"]
 
     def _stop_between(self, number: int, state: dict[str, Any]) -> None:
-        if state["phase"] == "match_over":
+        if state["phase"] == Phase.MATCH_OVER:
             message = f"not played: the match ended in deal {number - 1} (winner {show(state.get('winner'))})"
             self.result.divergence = Divergence(number, None, None, "match_over", message)
         else:
@@ -388,7 +388,7 @@ class _CaseReplay:
     def _play_step(self, number: int, index: int, action: str, record: DealRecord) -> None:
         legal = self._legal_waiving_claims(number, index, action, record)
         self.result.legal[f"{number}.{index}"] = sorted(legal)
-        if action == "no_redeal" and "no_redeal" not in legal and self._phase() != "claim":
+        if action == "no_redeal" and "no_redeal" not in legal and self._phase() != Phase.CLAIM:
             self._note(number, index, "this profile opens no claim window here: `no_redeal` dropped")
             return
         action = self._adapt_marriage(number, index, action, legal)

@@ -248,6 +248,7 @@ def test_the_explained_sums_are_the_deal_results_under_every_profile_and_option(
     assert scored > 0
 
 
+@pytest.mark.slow
 def test_the_explained_sums_hold_for_every_hand_written_transcript(replayer: replay.Replayer) -> None:
     """Every transcript under its own first profile: bolts, barrel, dump, give-ups, locks."""
     checked = 0
