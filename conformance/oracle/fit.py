@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 
 import yaml
 
-from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
+from spec.vocabulary import DifferenceKind, EditableRuleValues as Rules  # the plain rules fit edits
 from spec.vocabulary import ExitCode
 import variants
 from conformance.harness import diagnosis, process, reports, steps
@@ -580,7 +580,7 @@ class Fitter:
         shown: dict[str, list[int]] = {}
         for case_id in sample:
             for d in evidence.first_differences(now[case_id]):
-                if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+                if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
                     for knob in evidence.deciding_knobs(d):
                         if knob in candidates.AMOUNT_KNOBS and knob in group.knobs:
                             amounts = shown.setdefault(knob, [])

@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
-from spec.vocabulary import DECK, ENDED, RANKS, SUITS, ExitCode, Phase
+from spec.vocabulary import DECK, ENDED, RANKS, SUITS, DifferenceKind, ExitCode, Phase
 from conformance.harness import diagnosis, process, reports
 from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
@@ -1021,7 +1021,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
     first = divergence.differences[0]
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
-    if all(d.kind == "event" and d.detail.startswith("unexpected") for d in divergence.differences):
+    if all(d.kind == DifferenceKind.EVENT and d.detail.startswith("unexpected") for d in divergence.differences):
         _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
     else:
         play(pair, profile, document, divergence.scenario, record=recorded, tolerate=tolerate)
@@ -1213,7 +1213,7 @@ def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: diagnosis
 def _tolerating(known: diagnosis.Known) -> Tolerate:
     """Known legal-set differences let play go on (the replies agree, so lockstep holds)."""
     def tolerate(differences: tuple[observe.Difference, ...]) -> bool:
-        if not all(d.kind == "legal" for d in differences):
+        if not all(d.kind == DifferenceKind.LEGAL for d in differences):
             return False
         causes = [known.cause_of(str(f["signature"]), tuple(f["knobs"])) for f in observe.findings(differences)]
         return all(cause is not None for cause in causes)
