@@ -98,6 +98,7 @@ def test_a_case_the_oracle_cannot_play_is_a_case_bug(rules: Path, cases: Path) -
     assert not hasattr(bug, "deals") and "could not play this case" in bug.message
 
 
+@pytest.mark.slow
 def test_failures_under_a_bundled_profile_end_with_the_fit_command_to_run_next(capsys: pytest.CaptureFixture[str]) -> None:
     mutant = [sys.executable, "-m", "mutants.serve", "must-beat-missing"]
     code = main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*", "--", *mutant])
