@@ -149,6 +149,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
 from reference_impl import MatchState, Rules, deal_random  # noqa: E402
+from spec.vocabulary import ENDED, Phase  # noqa: E402
 
 
 @dataclass
@@ -173,10 +174,10 @@ def run(rules: Rules, deals: int, seed: int = 1) -> Measure:
     getrandbits = rng.getrandbits
     began = time.process_time()  # CPU seconds: the machine is shared, wall time is not ours alone
     for hands, talon in dealt:
-        if state.phase == "match_over":
+        if state.phase == Phase.MATCH_OVER:
             state = MatchState(rules)
         state.start_deal(dealer, hands, talon)
-        while state.phase != "deal_over" and state.phase != "match_over":
+        while state.phase not in ENDED:
             legal = state.legal_actions()
             # rng.choice(legal) drawn as random.choice draws it (the same seeded deals, played
             # the same way), without its two Python calls: the rate is the engine's

@@ -20,6 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Sequence
 
+from spec.vocabulary import ExitCode
+
 from .catalogue import Mutant, select
 from .matrix import ROOT, Verdict, count_steps, passing, render, undiagnosed, verdict
 
@@ -97,11 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         mutants = select(args.only)
     except KeyError as exc:
         print(f"python -m mutants: {exc.args[0]}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.list:
         for m in mutants:
             print(f"{m.name}: {m.description}")
-        return 0
+        return ExitCode.PASSED
     started = time.monotonic()
     steps = count_steps()
     if args.reports is not None:
@@ -109,14 +111,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.reports.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             print(f"python -m mutants: cannot write reports to {args.reports}: {exc.strerror}", file=sys.stderr)
-            return 2
+            return ExitCode.USAGE
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
         workdir = args.reports or Path(tmp)
         print(f"reference run ({len(steps)} cases on disk) ...", flush=True)
         report, problem = run_corpus([sys.executable, "-m", "reference_impl.server"], args, workdir, "reference", args.jobs)
         if report is None:
             print(f"python -m mutants: the reference run failed: {problem}", file=sys.stderr)
-            return 2
+            return ExitCode.USAGE
         baseline = passing(report)
         not_passed = len(report.get("cases", [])) - len(baseline)
         print(f"reference passes {len(baseline)} runs" + (f" ({not_passed} runs it does not pass are left out)" if not_passed else ""))
@@ -129,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          "reference_runs_not_passed": not_passed,
                                          "mutants": [v.to_json() for v in verdicts]}, indent=1) + "\n", encoding="utf-8")
     # a survivor, or a mutant whose report does not point at its mistake, fails the matrix
-    return 0 if all(v.killed for v in verdicts) and not undiagnosed(verdicts) else 1
+    return ExitCode.PASSED if all(v.killed for v in verdicts) and not undiagnosed(verdicts) else ExitCode.FAILED
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from reference_impl.cards import NINES, PARTNER, SUIT_MASK, SUITS, Card, Mask, c
 from reference_impl.rules import Rules
 from reference_impl.scoring import round_score
 from reference_impl.state import MatchState
+from spec.vocabulary import Phase
 
 from .patching import Patch, applied, knob, rules_tweak, setting, wrap
 
@@ -321,7 +322,7 @@ def _pass_not_final() -> list[Patch]:
             player = self.to_act
             assert player is not None
             original(self, action, events)
-            if self.phase == "auction" and self.to_act is not None:
+            if self.phase == Phase.AUCTION and self.to_act is not None:
                 self.to_act = (player + 1) % 3
 
         return bid
@@ -368,7 +369,7 @@ knob_mutant("max-bid-ignored", "accepts bids and contracts above auction.max_bid
 def _ceiling_counts_talon() -> list[Patch]:
     def make(original: Callable[..., tuple[bool, int]]) -> Any:
         def worth(self: MatchState, hand: Mask) -> tuple[bool, int]:
-            return original(self, hand | (self.talon if self.phase == "auction" else 0))
+            return original(self, hand | (self.talon if self.phase == Phase.AUCTION else 0))
 
         return worth
 
@@ -813,7 +814,7 @@ def _tie_break_first_seat() -> list[Patch]:
             if len(reached) < 2:
                 original(state, outcome, events)
                 return
-            state.phase = "match_over"
+            state.phase = Phase.MATCH_OVER
             state.next_dealer = None
             state.winner = reached[0]
             events.append({"type": "match_won", "player": reached[0]})

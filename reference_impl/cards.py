@@ -21,11 +21,11 @@ import random
 import sys
 from typing import Iterable
 
-from .errors import MalformedActionError
+from spec.vocabulary import CARD_POINTS as CARD_POINTS  # re-exported: the engine and the mutants read them here
+from spec.vocabulary import RANKS as RANKS
+from spec.vocabulary import SUITS as SUITS
 
-SUITS: tuple[str, ...] = ("S", "C", "D", "H")
-RANKS: tuple[str, ...] = ("A", "10", "K", "Q", "J", "9")
-RANK_POINTS: dict[str, int] = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
+from .errors import MalformedActionError
 Mask = int  # a set of cards: bit n is card n of DECK
 
 
@@ -46,7 +46,7 @@ class Card:
     def __init__(self, rank: str, suit: str) -> None:
         self.rank = rank
         self.suit = suit
-        self.points = RANK_POINTS[rank]
+        self.points = CARD_POINTS[rank]
         self.strength = len(RANKS) - 1 - RANKS.index(rank)
         self.code = rank + suit
         self.sort_key = SUITS.index(suit) * len(RANKS) + RANKS.index(rank)

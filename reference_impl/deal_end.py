@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
+from spec.vocabulary import Phase
+
 from .scoring import Number, numbers, whole, give_up_declarer_loss, give_up_defender_gain, locked_defender_gain, round_score
 
 if TYPE_CHECKING:
@@ -123,7 +125,7 @@ def _finish(state: MatchState, outcome: DealOutcome, deltas: list[Number], event
     changes = numbers(map(operator.sub, state.scores, state.start_scores))
     state.deal_result = {"kind": outcome.kind, "made": outcome.made, "points": points, "deltas": changes}
     events.append({"type": "deal_scored", "points": list(points), "deltas": list(changes), "scores": numbers(state.scores)})
-    state.phase = "deal_over"
+    state.phase = Phase.DEAL_OVER
     state.to_act = None
     assert state.dealer is not None
     state.next_dealer = (state.dealer + 1) % 3  # deal.next_dealer: left
@@ -331,11 +333,11 @@ def _match_end(state: MatchState, outcome: DealOutcome, events: list[Event]) -> 
     elif rule == "highest_then_play_on":
         return  # equal highest: nobody wins, the match goes on
     else:
-        state.phase = "match_over"
+        state.phase = Phase.MATCH_OVER
         state.next_dealer = None
         events.append({"type": "match_drawn", "players": reached if rule == "draw" else best})
         return
-    state.phase = "match_over"
+    state.phase = Phase.MATCH_OVER
     state.next_dealer = None
     state.winner = winner
     events.append({"type": "match_won", "player": winner})

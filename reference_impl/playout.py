@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence, TypeVar
 
-RANKS = ("A", "10", "K", "Q", "J", "9")  # strongest first
-SUITS = "SCDH"
-DECK = tuple(rank + suit for suit in SUITS for rank in RANKS)
+from spec.vocabulary import DECK, RANKS, SUITS, Phase
+
 STRENGTH = {rank: len(RANKS) - 1 - index for index, rank in enumerate(RANKS)}  # a nine 0 up to an ace 5
 STYLES = ("any", "low", "high", "long")
 DECLARING = {"any": 60, "low": 25, "high": 90, "long": 90}  # percent: how often a style declares what it may
@@ -147,16 +146,16 @@ class Chooser:
             return ["pass", "give_up", "redeal", f"play {draw.pick(DECK)}", f"bid {draw.pick(near)}", "bid", "play XX", "dance"]
 
         if draw.chance(80):
-            if phase == "auction":
+            if phase == Phase.AUCTION:
                 options = [f"bid {n}" for n in near] + ["pass"]
-            elif phase == "contract":
+            elif phase == Phase.CONTRACT:
                 options = [f"contract {n}" for n in near] + ["give_up"]
-            elif phase == "exchange":
+            elif phase == Phase.EXCHANGE:
                 options = [f"give {draw.pick(held or list(DECK))} {draw.pick(DECK)}", "give_up"]
-            elif phase == "play":
+            elif phase == Phase.PLAY:
                 options = ([f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
                            + [f"play {card} aces" for card in held if card.startswith("A")])
-            elif phase == "claim":
+            elif phase == Phase.CLAIM:
                 options = ["redeal", "no_redeal"]
             else:
                 options = []

@@ -8,13 +8,50 @@ naming the section, the knob and what was expected. The engine reads nothing els
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, get_args
+
+from spec.vocabulary import (
+    AfterExchangeWindow,
+    AllPass,
+    ArrivalCap,
+    ArrivalsOverLimit,
+    AttemptCounts,
+    BoltCounting,
+    BoltZero,
+    Ceiling,
+    ContractCeiling,
+    ContractCeilingHand,
+    Crowding,
+    DealerAfterRedeal,
+    Declaration,
+    DeclarerLoses,
+    DeclarerScores,
+    DefenderGain,
+    DefenderPoints,
+    FailedBarrelContract,
+    FailedContractPoints,
+    FirstLead,
+    GiveUpMoment,
+    HalfBidRounding,
+    LocalName,
+    LockMode,
+    NextDealer,
+    Opening,
+    OverTarget,
+    OvertrumpAgainst,
+    PenaltyRepeats,
+    Raise,
+    RedealBy,
+    RedealCondition,
+    RedealWindow,
+    Rounding,
+    TalonShown,
+    TieBreak,
+    TrumpFrom,
+    WinBy,
+)
 
 from .errors import RulesError
-
-ROUNDINGS = ("exact", "nearest_5", "nearest_10")
-CONDITIONS = ("four_nines", "three_nines", "four_jacks", "hand_under_points", "talon_under_points", "two_nines_in_talon")
-WINDOWS = ("before_bidding", "before_exchange", "after_exchange")
 
 
 class _Section:
@@ -55,8 +92,10 @@ class _Section:
             raise self._fail(knob, "true or false", value)
         return value
 
-    def choice(self, knob: str, *choices: str) -> str:
+    def choice(self, knob: str, values: Any) -> Any:
+        """A choice knob's value, one of ``values``: its Literal type (spec/vocabulary.py)."""
         value = self._value(knob)
+        choices: tuple[str, ...] = get_args(values)
         if value not in choices:
             raise self._fail(knob, "one of " + ", ".join(choices), value)
         return str(value)
@@ -65,11 +104,11 @@ class _Section:
         """A defaultable switch: absent means ``default``."""
         return default if knob not in self.raw else self.boolean(knob)
 
-    def opt_choice(self, knob: str, default: str, *choices: str) -> str:
+    def opt_choice(self, knob: str, default: str, values: Any) -> Any:
         """A display-only or defaultable knob: absent means ``default``."""
         if knob not in self.raw:
             return default
-        return self.choice(knob, *choices)
+        return self.choice(knob, values)
 
 
 def _show(value: Any) -> str:
@@ -78,26 +117,26 @@ def _show(value: Any) -> str:
 
 @dataclass(frozen=True, slots=True)
 class DealRules:
-    next_dealer: str
-    dealer_after_redeal: str
+    next_dealer: NextDealer
+    dealer_after_redeal: DealerAfterRedeal
 
 
 @dataclass(frozen=True, slots=True)
 class AuctionRules:
     opening_bid: int
-    opening: str
+    opening: Opening
     bid_step: int
     high_bid_step: int | None
     high_bid_from: int
-    raise_: str
+    raise_: Raise
     marriage_needed_above: int | None
-    ceiling: str
+    ceiling: Ceiling
     max_bid: int
     stop_at: int | None
     # the knobs of the variant-axes work default to the behaviour before they existed
     opener_may_pass: bool = False
     dealer_must_bid: bool = False
-    all_pass: str = "opener_declares"
+    all_pass: AllPass = "opener_declares"
     pre_talon_max: int | None = None
     barrel_min_bid: int | None = None
     reentry: bool = False
@@ -105,38 +144,38 @@ class AuctionRules:
 
 @dataclass(frozen=True, slots=True)
 class TalonRules:
-    shown: str
+    shown: TalonShown
     shown_from_bid: int
     contract_raise: bool
-    contract_ceiling_hand: str
+    contract_ceiling_hand: ContractCeilingHand
     contract_step: bool = True
-    contract_ceiling: str = "auction"
+    contract_ceiling: ContractCeiling = "auction"
 
 
 @dataclass(frozen=True, slots=True)
 class GivingUpRules:
     allowed: bool
-    local_name: str
-    moment: str
-    declarer_loses: str
-    defender_gain: str
+    local_name: LocalName
+    moment: GiveUpMoment
+    declarer_loses: DeclarerLoses
+    defender_gain: DefenderGain
     defender_gain_amount: int
-    half_bid_rounding: str
+    half_bid_rounding: HalfBidRounding
     defenders_paid_from: int
     penalty: int
     penalty_from: int | None
     limit: int | None
     on_barrel: bool
-    penalty_repeats: str = "each_from"
+    penalty_repeats: PenaltyRepeats = "each_from"
 
 
 @dataclass(frozen=True, slots=True)
 class PlayRules:
-    first_lead: str
+    first_lead: FirstLead
     must_trump: bool
     must_beat: bool
     must_overtrump: bool
-    overtrump_against: str = "anyone"
+    overtrump_against: OvertrumpAgainst = "anyone"
     beat_after_trump: bool = False
     must_undertrump: bool = True
     last_trick_bonus: int | None = None
@@ -146,9 +185,9 @@ class PlayRules:
 @dataclass(frozen=True, slots=True)
 class MarriageRules:
     values: Mapping[str, int]
-    declaration: str
+    declaration: Declaration
     first_trick: bool
-    trump_from: str
+    trump_from: TrumpFrom
     four_aces: int | None
     last_trick: int | None = None
     one_trump: bool = False
@@ -157,19 +196,19 @@ class MarriageRules:
 
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
-    declarer_rounding: str
-    defender_rounding: str
-    declarer_scores: str = "contract"
-    failed_contract_points: str = "lost"
+    declarer_rounding: Rounding
+    defender_rounding: Rounding
+    declarer_scores: DeclarerScores = "contract"
+    failed_contract_points: FailedContractPoints = "lost"
 
 
 @dataclass(frozen=True, slots=True)
 class BoltRules:
     enabled: bool
-    zero: str
+    zero: BoltZero
     every: int
     penalty: int
-    counting: str
+    counting: BoltCounting
     on_barrel: bool
     in_give_up_deal: bool
     declarer: bool = False
@@ -182,25 +221,25 @@ class BarrelRules:
     jump_over_wins: bool
     attempts: int
     attempts_penalty: int
-    attempt_counts: str
+    attempt_counts: AttemptCounts
     give_up_deal_counts: bool
     min_contract: int
-    defender_points: str
+    defender_points: DefenderPoints
     max_occupants: int | None
     knock_off_penalty: int
     failed_visit_reset: int | None
-    failed_contract: str = "leave"
-    arrival_cap: str = "capped"
-    win_by: str = "made_contract"
-    crowding: str = "knock_off_occupants"
-    arrivals_over_limit: str = "all_fall_back"
+    failed_contract: FailedBarrelContract = "leave"
+    arrival_cap: ArrivalCap = "capped"
+    win_by: WinBy = "made_contract"
+    crowding: Crowding = "knock_off_occupants"
+    arrivals_over_limit: ArrivalsOverLimit = "all_fall_back"
 
 
 @dataclass(frozen=True, slots=True)
 class DefenderLockRules:
     enabled: bool
     from_: int
-    mode: str
+    mode: LockMode
     defender_max: int | None
 
 
@@ -213,18 +252,18 @@ class DumpRules:
 
 @dataclass(frozen=True, slots=True)
 class RedealRule:
-    condition: str
+    condition: RedealCondition
     points: int | None
-    when: str
-    by: str
+    when: RedealWindow
+    by: RedealBy
 
 
 @dataclass(frozen=True, slots=True)
 class MatchEndRules:
     target: int
     defenders_can_win: bool
-    tie_break: str
-    over_target: str = "reach"
+    tie_break: TieBreak
+    over_target: OverTarget = "reach"
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +271,7 @@ class RedealTiming:
     """The redeal knobs beside the list of rules."""
 
     four_nines_bonus: int | None = None
-    after_exchange_window: str = "after_contract"
+    after_exchange_window: AfterExchangeWindow = "after_contract"
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,24 +320,24 @@ class Rules:
 
 
 def _deal(s: _Section) -> DealRules:
-    return DealRules(s.choice("next_dealer", "left"), s.choice("dealer_after_redeal", "same", "next"))
+    return DealRules(s.choice("next_dealer", NextDealer), s.choice("dealer_after_redeal", DealerAfterRedeal))
 
 
 def _auction(s: _Section) -> AuctionRules:
     rules = AuctionRules(
         opening_bid=s.integer("opening_bid"),
-        opening=s.choice("opening", "forced", "at_least"),
+        opening=s.choice("opening", Opening),
         bid_step=s.integer("bid_step"),
         high_bid_step=s.opt_int("high_bid_step"),
         high_bid_from=s.opt_int("high_bid_from") or 200,
-        raise_=s.choice("raise", "any", "one_step"),
+        raise_=s.choice("raise", Raise),
         marriage_needed_above=s.opt_int("marriage_needed_above"),
-        ceiling=s.choice("ceiling", "marriages_held", "none"),
+        ceiling=s.choice("ceiling", Ceiling),
         max_bid=s.integer("max_bid"),
         stop_at=s.opt_int("stop_at"),
         opener_may_pass=s.boolean("opener_may_pass"),
         dealer_must_bid=s.boolean("dealer_must_bid"),
-        all_pass=s.choice("all_pass", "opener_declares", "redeal"),
+        all_pass=s.choice("all_pass", AllPass),
         pre_talon_max=s.opt_int("pre_talon_max"),
         barrel_min_bid=s.opt_int("barrel_min_bid"),
         reentry=s.boolean("reentry"),
@@ -310,12 +349,12 @@ def _auction(s: _Section) -> AuctionRules:
 
 def _talon(s: _Section) -> TalonRules:
     return TalonRules(
-        shown=s.choice("shown", "always", "from_bid", "never"),
+        shown=s.choice("shown", TalonShown),
         shown_from_bid=s.opt_int("shown_from_bid") or 0,
         contract_raise=s.boolean("contract_raise"),
-        contract_ceiling_hand=s.choice("contract_ceiling_hand", "kept_hand", "hand_with_talon", "auction_hand"),
+        contract_ceiling_hand=s.choice("contract_ceiling_hand", ContractCeilingHand),
         contract_step=s.boolean("contract_step"),
-        contract_ceiling=s.opt_choice("contract_ceiling", "auction", "auction", "none"),
+        contract_ceiling=s.opt_choice("contract_ceiling", "auction", ContractCeiling),
     )
 
 
@@ -326,28 +365,28 @@ def _giving_up(s: _Section) -> GivingUpRules:
         return GivingUpRules(False, "give_up", "with_contract", "nothing", "fixed", 0, "exact", 1, 0, None, None, False)
     return GivingUpRules(
         allowed=True,
-        local_name=s.opt_choice("local_name", "give_up", "rospis", "concede", "bomb", "give_up"),
-        moment=s.choice("moment", "before_exchange", "with_contract", "either"),
-        declarer_loses=s.choice("declarer_loses", "winning_bid", "nothing"),
-        defender_gain=s.choice("defender_gain", "half_bid", "fixed"),
+        local_name=s.opt_choice("local_name", "give_up", LocalName),
+        moment=s.choice("moment", GiveUpMoment),
+        declarer_loses=s.choice("declarer_loses", DeclarerLoses),
+        defender_gain=s.choice("defender_gain", DefenderGain),
         defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
-        half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", "exact", "up_to_5", "down"),
+        half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", HalfBidRounding),
         defenders_paid_from=s.opt_int("defenders_paid_from") or 1,
         penalty=s.opt_int("penalty") or 0,
         penalty_from=s.opt_int("penalty_from"),
         limit=s.opt_int("limit"),
         on_barrel=s.boolean("on_barrel"),
-        penalty_repeats=s.choice("penalty_repeats", "each_from", "every_nth"),
+        penalty_repeats=s.choice("penalty_repeats", PenaltyRepeats),
     )
 
 
 def _play(s: _Section) -> PlayRules:
     return PlayRules(
-        first_lead=s.choice("first_lead", "declarer"),
+        first_lead=s.choice("first_lead", FirstLead),
         must_trump=s.boolean("must_trump"),
         must_beat=s.boolean("must_beat"),
         must_overtrump=s.boolean("must_overtrump"),
-        overtrump_against=s.choice("overtrump_against", "anyone", "declarer"),
+        overtrump_against=s.choice("overtrump_against", OvertrumpAgainst),
         beat_after_trump=s.boolean("beat_after_trump"),
         must_undertrump=s.boolean("must_undertrump"),
         last_trick_bonus=s.opt_int("last_trick_bonus"),
@@ -364,9 +403,9 @@ def _marriages(s: _Section) -> MarriageRules:
             raise RulesError(f"rules.marriages.values.{suit}: expected an integer, got {_show(value)}")
     return MarriageRules(
         values=dict(values),
-        declaration=s.choice("declaration", "optional", "automatic"),
+        declaration=s.choice("declaration", Declaration),
         first_trick=s.boolean("first_trick"),
-        trump_from=s.choice("trump_from", "this_trick", "next_trick"),
+        trump_from=s.choice("trump_from", TrumpFrom),
         four_aces=s.opt_int("four_aces"),
         last_trick=s.opt_int("last_trick"),
         one_trump=s.boolean("one_trump"),
@@ -376,10 +415,10 @@ def _marriages(s: _Section) -> MarriageRules:
 
 def _scoring(s: _Section) -> ScoringRules:
     return ScoringRules(
-        s.choice("declarer_rounding", *ROUNDINGS),
-        s.choice("defender_rounding", *ROUNDINGS),
-        s.opt_choice("declarer_scores", "contract", "contract", "total"),
-        s.opt_choice("failed_contract_points", "lost", "lost", "split_among_defenders", "each_defender"),
+        s.choice("declarer_rounding", Rounding),
+        s.choice("defender_rounding", Rounding),
+        s.opt_choice("declarer_scores", "contract", DeclarerScores),
+        s.opt_choice("failed_contract_points", "lost", FailedContractPoints),
     )
 
 
@@ -388,10 +427,10 @@ def _bolts(s: _Section) -> BoltRules:
         return BoltRules(False, "zero_points", 3, 0, "cumulative", False, False)
     rules = BoltRules(
         enabled=True,
-        zero=s.choice("zero", "zero_points", "no_tricks"),
+        zero=s.choice("zero", BoltZero),
         every=s.integer("every"),
         penalty=s.integer("penalty"),
-        counting=s.choice("counting", "cumulative", "consecutive"),
+        counting=s.choice("counting", BoltCounting),
         on_barrel=s.boolean("on_barrel"),
         in_give_up_deal=s.boolean("in_give_up_deal"),
         declarer=s.opt_bool("declarer"),
@@ -410,25 +449,25 @@ def _barrel(s: _Section) -> BarrelRules:
         jump_over_wins=s.boolean("jump_over_wins"),
         attempts=s.integer("attempts"),
         attempts_penalty=s.integer("attempts_penalty"),
-        attempt_counts=s.choice("attempt_counts", "every_deal", "as_declarer"),
+        attempt_counts=s.choice("attempt_counts", AttemptCounts),
         give_up_deal_counts=s.boolean("give_up_deal_counts"),
         min_contract=s.integer("min_contract"),
-        defender_points=s.choice("defender_points", "suspended", "counted"),
+        defender_points=s.choice("defender_points", DefenderPoints),
         max_occupants=s.opt_int("max_occupants"),
         knock_off_penalty=s.opt_int("knock_off_penalty") or 0,
         failed_visit_reset=s.opt_int("failed_visit_reset"),
-        failed_contract=s.opt_choice("failed_contract", "leave", "leave", "stay"),
-        arrival_cap=s.opt_choice("arrival_cap", "capped", "capped", "uncapped"),
-        win_by=s.opt_choice("win_by", "made_contract", "made_contract", "any_gain"),
-        crowding=s.opt_choice("crowding", "knock_off_occupants", "knock_off_occupants", "arrivals_fall_back", "all_fall"),
-        arrivals_over_limit=s.opt_choice("arrivals_over_limit", "all_fall_back", "all_fall_back", "highest_stay"),
+        failed_contract=s.opt_choice("failed_contract", "leave", FailedBarrelContract),
+        arrival_cap=s.opt_choice("arrival_cap", "capped", ArrivalCap),
+        win_by=s.opt_choice("win_by", "made_contract", WinBy),
+        crowding=s.opt_choice("crowding", "knock_off_occupants", Crowding),
+        arrivals_over_limit=s.opt_choice("arrivals_over_limit", "all_fall_back", ArrivalsOverLimit),
     )
 
 
 def _defender_lock(s: _Section) -> DefenderLockRules:
     if not s.boolean("enabled"):
         return DefenderLockRules(False, 0, "stop_counting", None)
-    return DefenderLockRules(True, s.integer("from"), s.choice("mode", "stop_counting", "cap"), s.opt_int("defender_max"))
+    return DefenderLockRules(True, s.integer("from"), s.choice("mode", LockMode), s.opt_int("defender_max"))
 
 
 def _dump(s: _Section) -> DumpRules:
@@ -447,9 +486,9 @@ def _redeals(s: _Section) -> tuple[RedealRule, ...]:
             raise RulesError(f"rules.redeals.rules[{index}]: expected a mapping, got {_show(raw)}")
         item = _Section({"rule": raw}, "rule")
         item.name = f"redeals.rules[{index}]"
-        condition = item.choice("condition", *CONDITIONS)
+        condition = item.choice("condition", RedealCondition)
         points = item.integer("points") if condition.endswith("_under_points") else item.opt_int("points")
-        found.append(RedealRule(condition, points, item.choice("when", *WINDOWS), item.choice("by", "automatic", "claim")))
+        found.append(RedealRule(condition, points, item.choice("when", RedealWindow), item.choice("by", RedealBy)))
     return tuple(found)
 
 
@@ -457,13 +496,13 @@ def _match_end(s: _Section) -> MatchEndRules:
     return MatchEndRules(
         s.integer("target"),
         s.boolean("defenders_can_win"),
-        s.choice("tie_break", "declarer_then_highest", "highest", "highest_then_play_on", "draw"),
-        s.opt_choice("over_target", "reach", "reach", "exact_only"),
+        s.choice("tie_break", TieBreak),
+        s.opt_choice("over_target", "reach", OverTarget),
     )
 
 
 def _redeal_timing(s: _Section) -> RedealTiming:
     return RedealTiming(
         four_nines_bonus=s.opt_int("four_nines_bonus"),
-        after_exchange_window=s.opt_choice("after_exchange_window", "after_contract", "after_contract", "before_contract"),
+        after_exchange_window=s.opt_choice("after_exchange_window", "after_contract", AfterExchangeWindow),
     )

@@ -26,6 +26,8 @@ import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO
 
+from spec.vocabulary import ENDED  # a playout stops at these phases
+
 from . import expected, playout, snapshot
 from .errors import EngineError, RefusedActionError
 from .rules import Rules
@@ -35,7 +37,6 @@ from .state import MatchState
 PROTOCOL_VERSION = 1
 EXTENSIONS = ["batch", "playout", "expectations"]  # declared in the start reply (docs/protocol.md "Extensions")
 BATCHED = ("match", "deal", "legal", "apply", "state")  # the commands a batch may carry
-ENDED = ("deal_over", "match_over")  # a playout stops at these phases
 MAX_ACTIONS = 1000  # the most actions one playout may be asked to choose
 MAX_DOCUMENTS = 256  # rules kept by document key, the least recently used dropped first
 MAX_EXPECTATIONS = 1024  # expectations kept by key, likewise (a corpus holds about a thousand cases)

@@ -16,13 +16,15 @@ import operator
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, get_args
+
+from spec.vocabulary import Phase, RedealWindow
 
 from . import deal_end
 from .actions import CANONICAL, Action, Bid, Contract, Give, GiveUp, Pass, Play, Redeal, parse_action
 from .cards import ACES, DECK, JACKS, MARRIAGE, NINES, PARTNER, SUIT_MASK, Card, Mask, codes_of, declarable, give_actions, lead_actions, mask_of, play_actions, points_of
 from .errors import DealError, EngineError, IllegalActionError, RefusedActionError
-from .rules import WINDOWS, AuctionRules, RedealRule, Rules
+from .rules import AuctionRules, RedealRule, Rules
 from .scoring import Number, whole
 from .snapshot import Snapshot, observation
 
@@ -56,7 +58,7 @@ def illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
 
 
-def _wrong_phase(action: object, wanted: str, phase: str) -> IllegalActionError:
+def _wrong_phase(action: object, wanted: Phase, phase: Phase) -> IllegalActionError:
     return illegal("wrong_phase", f"'{action}' is an action of the {wanted} phase, not of the {phase} phase")
 
 
@@ -85,7 +87,7 @@ class MatchState:
         self._window_rules = {
             window: (tuple(r for r in rules.redeals if r.when == window and r.by == "automatic"),
                      [r for r in rules.redeals if r.when == window and r.by == "claim"])
-            for window in WINDOWS
+            for window in get_args(RedealWindow)
         }  # fmt: skip
         m = rules.marriages
         self._automatic_marriages = m.declaration == "automatic"  # asked at every lead
@@ -96,7 +98,7 @@ class MatchState:
         )
         # marriages.half_capture_bonus or play.last_trick_bonus: points beside the cards, asked at every trick
         self._trick_bonuses_scored = m.half_capture_bonus is not None or rules.play.last_trick_bonus is not None
-        self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, ("exchange", "contract"))
+        self._give_up_phases = _GIVE_UP_PHASES.get(rules.giving_up.moment, (Phase.EXCHANGE, Phase.CONTRACT))
         # redeals.after_exchange_window: does the after_exchange window open before the contract?
         # Without a contract step (talon.contract_step false) the contract is fixed as the cards
         # are given, so the window always follows it. Asked at the exchange, contract and window.
@@ -111,7 +113,7 @@ class MatchState:
         self.winner: int | None = None
         if match:
             self._load_match(match)
-        self.phase = "deal_over" if self.winner is None else "match_over"
+        self.phase = Phase.DEAL_OVER if self.winner is None else Phase.MATCH_OVER
         self._clear_deal(dealer=None)
 
     # ------------------------------------------------------------------ set-up
@@ -167,9 +169,9 @@ class MatchState:
 
     def start_deal(self, dealer: int, hands: Sequence[Sequence[Card | str]], talon: Sequence[Card | str]) -> list[Event]:
         """Deal the given cards; returns the events of any window that opens at once."""
-        if self.winner is not None or self.phase == "match_over":
+        if self.winner is not None or self.phase == Phase.MATCH_OVER:
             raise EngineError("the match is over: no further deal")
-        if self.phase != "deal_over":
+        if self.phase != Phase.DEAL_OVER:
             raise EngineError(f"a deal is in progress (phase {self.phase}): finish it before dealing again")
         if isinstance(dealer, bool) or dealer not in PLAYERS:
             raise DealError(f"dealer: expected a seat 0, 1 or 2, got {dealer!r}")
@@ -180,7 +182,7 @@ class MatchState:
         for player in PLAYERS:  # who was dealt all four nines (redeals.four_nines_bonus), if anyone
             if dealt_hands[player] & NINES == NINES:
                 self.nines_holder = player
-        self.phase = "auction"
+        self.phase = Phase.AUCTION
         events: list[Event] = []
         self._open_window("before_bidding", events)
         return events
@@ -199,7 +201,7 @@ class MatchState:
         more: a follower's from the allowed cards, a lead's with its declarations."""
         legal = self._legal
         if legal is None:
-            if self.phase != "play":
+            if self.phase != Phase.PLAY:
                 legal = self._generate()
             else:
                 player = self.to_act
@@ -219,13 +221,13 @@ class MatchState:
         """The legal actions of a position outside the play phase (``legal_actions`` lists the
         plays itself), sorted, so that ``apply`` needs no other check for an action listed here."""
         phase = self.phase
-        if phase == "auction":
+        if phase == Phase.AUCTION:
             return self._legal_auction()
-        if phase == "claim":
+        if phase == Phase.CLAIM:
             return _CLAIM_ACTIONS
-        if phase == "exchange":
+        if phase == Phase.EXCHANGE:
             return tuple(self._legal_exchange())
-        if phase == "contract":
+        if phase == Phase.CONTRACT:
             return self._legal_contract()
         return ()
 
@@ -269,39 +271,39 @@ class MatchState:
             raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
         return parsed
 
-    def _refusal(self, parsed: Action, phase: str) -> IllegalActionError | None:
+    def _refusal(self, parsed: Action, phase: Phase) -> IllegalActionError | None:
         """Why the rules forbid this action now (None: they do not), checked before anything changes."""
-        if phase == "match_over":
+        if phase == Phase.MATCH_OVER:
             return illegal("match_over", "the match is over")
         player = self.to_act
         if isinstance(parsed, Play):
-            if phase != "play":
-                return _wrong_phase(parsed, "play", phase)
+            if phase != Phase.PLAY:
+                return _wrong_phase(parsed, Phase.PLAY, phase)
             assert player is not None
             return self._play_refusal(player, parsed)
         if isinstance(parsed, (Bid, Pass)):
-            if phase != "auction":
-                return _wrong_phase(parsed, "auction", phase)
+            if phase != Phase.AUCTION:
+                return _wrong_phase(parsed, Phase.AUCTION, phase)
             assert player is not None
             return self._pass_refusal(player) if isinstance(parsed, Pass) else self._bid_refusal(player, parsed.amount)
         if isinstance(parsed, Give):
-            return _wrong_phase(parsed, "exchange", phase) if phase != "exchange" else self._give_refusal(parsed)
+            return _wrong_phase(parsed, Phase.EXCHANGE, phase) if phase != Phase.EXCHANGE else self._give_refusal(parsed)
         if isinstance(parsed, Contract):
-            return _wrong_phase(parsed, "contract", phase) if phase != "contract" else self._contract_refusal(parsed.amount)
+            return _wrong_phase(parsed, Phase.CONTRACT, phase) if phase != Phase.CONTRACT else self._contract_refusal(parsed.amount)
         if isinstance(parsed, GiveUp):
-            if phase not in ("exchange", "contract"):
+            if phase not in (Phase.EXCHANGE, Phase.CONTRACT):
                 return illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {phase} phase")
             return self._give_up_refusal()
-        if phase != "claim":
+        if phase != Phase.CLAIM:
             return illegal("redeal_not_allowed", "no redeal claim window is open")
         return None
 
-    def _position(self, phase: str) -> str:
-        if phase == "play" and self.trick_number is not None:
+    def _position(self, phase: Phase) -> str:
+        if phase == Phase.PLAY and self.trick_number is not None:
             return f"play, trick {self.trick_number}, seat {self.to_act} to act"
         if self.to_act is not None:
             return f"{phase}, seat {self.to_act} to act"
-        return phase
+        return str(phase)
 
 
     def observation(self) -> dict[str, Any]:
@@ -312,11 +314,12 @@ class MatchState:
         """The observable state as the engine holds it, one immutable item per field
         (``reference_impl.snapshot``): equal snapshots are the same observation. The three
         seats' marriages, aces and barrel records are taken one by one: a map or a list built
-        over them cost two thirds of a snapshot, which the reference takes at every step."""
+        over them cost two thirds of a snapshot, which the reference takes at every step. The
+        phase is its plain string, the type JSON and ``marshal`` hold."""
         marriages, aces, barrel = self.marriages, self.aces, self.barrel
         one, two, three = barrel
         return (
-            self.phase, self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
+            str(self.phase), self.to_act, self.dealer, self.next_dealer, tuple(self.auction), self.high_bid, self.declarer,
             self.contract, self.talon_shown, self.talon if self.talon_shown else None, self.trump, tuple(self.trick),
             self.trick_number, tuple(self.tricks_won), tuple(self.card_points),
             ((tuple(marriages[0]), tuple(marriages[1]), tuple(marriages[2])),  # suits declared,
@@ -380,7 +383,7 @@ class MatchState:
                     queue.append(player)
                     break
         if queue:
-            self.phase = "claim"
+            self.phase = Phase.CLAIM
             self.claim_window = window
             self.claim_queue = queue
             self.to_act = queue[0]
@@ -391,10 +394,10 @@ class MatchState:
         self.claim_window = None
         self.claim_queue = []
         if window == "before_bidding":
-            self.phase = "auction"
+            self.phase = Phase.AUCTION
             self.to_act = self.opener
         elif window == "before_exchange":
-            self.phase = "exchange"
+            self.phase = Phase.EXCHANGE
             self.to_act = self.declarer
         elif self._window_before_contract:
             self._to_contract()
@@ -402,11 +405,11 @@ class MatchState:
             self._start_play()
 
     def _to_contract(self) -> None:
-        self.phase = "contract"
+        self.phase = Phase.CONTRACT
         self.to_act = self.declarer
 
     def _start_play(self) -> None:
-        self.phase = "play"
+        self.phase = Phase.PLAY
         self.trick_number = 1
         self.to_act = self.declarer  # play.first_lead: declarer
 
@@ -431,7 +434,7 @@ class MatchState:
         assert self.dealer is not None
         same = self.rules.deal.dealer_after_redeal == "same"
         self.next_dealer = self.dealer if same else (self.dealer + 1) % 3
-        self.phase = "deal_over"
+        self.phase = Phase.DEAL_OVER
         self.to_act = None
         self.claim_window = None
         self.claim_queue = []
@@ -684,7 +687,7 @@ class MatchState:
         if not self.rules.talon.contract_step:
             # no contract step: the winning bid is the contract, fixed as the cards are given
             assert self.high_bid is not None
-            self.phase = "contract"
+            self.phase = Phase.CONTRACT
             self._fix_contract(self.high_bid, events)
         elif self._window_before_contract:
             self._open_window("after_exchange", events)
@@ -940,6 +943,7 @@ class MatchState:
         }
         for name in _PLAIN_FIELDS:
             data[name] = copy.deepcopy(getattr(self, name))
+        data["phase"] = str(self.phase)  # a plain string, as every value here
         data["barrel"] = [seat.as_json() for seat in self.barrel]
         data["auction"] = [list(entry) for entry in self.auction]
         data["hands"] = [codes_of(h) for h in self.hands]
@@ -956,6 +960,7 @@ class MatchState:
         state.start_scores = [whole(Fraction(n, d)) for n, d in data["start_scores"]]
         for name in _PLAIN_FIELDS:
             setattr(state, name, copy.deepcopy(data[name]))
+        state.phase = Phase(data["phase"])
         state.barrel = [BarrelSeat(**seat) for seat in data["barrel"]]
         state.auction = [(p, a) for p, a in data["auction"]]
         state.hands = [mask_of(map(Card.parse, h)) for h in data["hands"]]
@@ -980,7 +985,7 @@ _PLAIN_FIELDS = (
 _SEATS_FROM = ((0, 1, 2), (1, 2, 0), (2, 0, 1))  # the seats in turn, from each seat
 _CLAIM_ACTIONS = ("no_redeal", "redeal")
 _PASS = ("pass",)
-_GIVE_UP_PHASES = {"before_exchange": ("exchange",), "with_contract": ("contract",)}  # giving_up.moment; else either
+_GIVE_UP_PHASES = {"before_exchange": (Phase.EXCHANGE,), "with_contract": (Phase.CONTRACT,)}  # giving_up.moment; else either
 _GIVE_UP = ("give_up",)
 
 

@@ -16,18 +16,19 @@ from typing import Any, Iterable, Mapping
 import yaml
 
 import variants
+from conformance.cli.report import markdown_text
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
+from sitegen import results
 from sitegen.compare_page import compare_page
 from sitegen.knobs_page import knob_reference_page
 from sitegen.narrate import narrate_case, prose_paragraphs
-from sitegen.replay_page import compare_deals_page
-from sitegen.protocol import protocol_page
 from sitegen.prose import anchor, format_value, sentence
-from sitegen import results
+from sitegen.protocol import protocol_page
+from sitegen.replay_page import compare_deals_page
 from sitegen.sources import link_citations, sources_page
-from variants.schema import rule_sections
-from conformance.cli.report import markdown_text
-from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
+from spec.vocabulary import ExitCode
+from variants.schema import rule_sections
 
 ROOT = SPEC_DIR.parent
 DOCS = ROOT / "docs"
@@ -332,13 +333,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{problem}: run `python -m sitegen.results`")
         if stale or leftover or reports:
             print("run `python -m sitegen` and commit the result", file=sys.stderr)
-            return 1
+            return ExitCode.FAILED
         print(f"docs up to date: {len(pages)} generated files")
-        return 0
+        return ExitCode.PASSED
     for path in stale:
         (DOCS / path).parent.mkdir(parents=True, exist_ok=True)
         (DOCS / path).write_text(pages[path], encoding="utf-8")
     for path in leftover:
         (DOCS / path).unlink()
     print(f"wrote {len(stale)} of {len(pages)} generated files, removed {len(leftover)}")
-    return 0
+    return ExitCode.PASSED

@@ -14,10 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from sitegen.prose import SUIT_SYMBOLS
-
-RANKS = ("A", "10", "K", "Q", "J", "9")
-SUITS = ("S", "C", "D", "H")
-POINTS = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2, "9": 0}
+from spec.vocabulary import CARD_POINTS, RANKS, SUITS
 
 
 def split_card(code: str) -> tuple[str, str]:
@@ -293,7 +290,7 @@ def _close_trick(story: DealStory) -> None:
     for seat, card in cards[1:]:
         if beats(card, best, led, story.trump):
             winner, best = seat, card
-    points = sum(POINTS.get(split_card(card)[0], 0) for _, card in cards)
+    points = sum(CARD_POINTS.get(split_card(card)[0], 0) for _, card in cards)
     story.taken[winner] += points
     story.winners.append(winner)
     plays = ", ".join(f"{seat}: {pretty(text.split(' ')[0])}{text[len(text.split(' ')[0]):]}" for seat, text in story.trick)

@@ -6,12 +6,12 @@ import json
 from typing import Any, Callable, Mapping
 
 import variants
+from spec.vocabulary import RuleValues
 
 SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 
-Rules = Mapping[str, Mapping[str, Any]]
-Sentence = Callable[[Any, Rules], str]
+Sentence = Callable[[Any, RuleValues], str]
 
 
 def _off_or(text: str, off: str) -> Sentence:
@@ -27,14 +27,14 @@ def _choice(**texts: str) -> Sentence:
     return lambda value, rules: texts.get(str(value), f"`{format_value(value)}`")
 
 
-def _marriage_values(value: Any, rules: Rules) -> str:
+def _marriage_values(value: Any, rules: RuleValues) -> str:
     if not isinstance(value, Mapping):
         return f"`{format_value(value)}`"
     parts = [f"{SUIT_NAMES.get(s, s)} {SUIT_SYMBOLS.get(s, '')} {v}" for s, v in value.items()]
     return "Marriages are worth " + ", ".join(parts) + "."
 
 
-def _redeal_rules(value: Any, rules: Rules) -> str:
+def _redeal_rules(value: Any, rules: RuleValues) -> str:
     if not value:
         return "No redeal rules: every deal is played."
     lines = []
@@ -226,7 +226,7 @@ SENTENCES: dict[str, Sentence] = {
 }
 
 
-def sentence(knob: str, value: Any, rules: Rules) -> str:
+def sentence(knob: str, value: Any, rules: RuleValues) -> str:
     """The readable sentence for a knob's value; falls back to the raw value."""
     make = SENTENCES.get(knob)
     return make(value, rules) if make else f"`{knob}` = `{format_value(value)}`."

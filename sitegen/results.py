@@ -25,11 +25,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from conformance.harness import runner
 from conformance.cli.report import results_of
-from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover
 from conformance.cli.verify import read_case_list
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover
+from conformance.harness import runner
 from spec import SPEC_DIR
+from spec.vocabulary import OUTCOMES, ExitCode
 
 ROOT = SPEC_DIR.parent
 RESULTS_DIR = ROOT / "docs" / "results"
@@ -151,7 +152,7 @@ def regenerate(runs: Sequence[Run]) -> int:
         (SNIPPETS_DIR / f"{name}.txt").write_text("".join(texts), encoding="utf-8")
     if not runs or any(run.name == "python-toy" for run in runs):
         write_broken_adapter_snippets()
-    return 1 if failed else 0
+    return ExitCode.FAILED if failed else ExitCode.PASSED
 
 
 def terminal_text(shown: str, done: subprocess.CompletedProcess[str], tail_only: bool, full_blocks: int = 0) -> str:
@@ -171,7 +172,7 @@ def terminal_text(shown: str, done: subprocess.CompletedProcess[str], tail_only:
 
 def _is_summary(line: str) -> bool:
     words = line.split()
-    return len(words) >= 2 and words[0].isdigit() and words[1].rstrip(",") in runner.OUTCOMES or line == "no cases checked"
+    return len(words) >= 2 and words[0].isdigit() and words[1].rstrip(",") in OUTCOMES or line == "no cases checked"
 
 
 def _blocks(lines: Sequence[str], count: int) -> list[str]:
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
             print(problem)
         if problems:
             print("run `python -m sitegen.results` and commit docs/results/ and docs/snippets/", file=sys.stderr)
-        return 1 if problems else 0
+        return ExitCode.FAILED if problems else ExitCode.PASSED
     return regenerate([run for run in RUNS if not args.only or run.name in args.only])
 
 

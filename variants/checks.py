@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from spec.vocabulary import RuleValues
 from variants.errors import ProfileError
 from variants.loader import DocPath, Marks
 from variants.schema import display_path, rule_sections
@@ -99,13 +100,12 @@ def _check_ruling_knobs(data: Mapping[str, Any], marks: Marks, file: str) -> Non
 
 # Consistency across knobs of a resolved profile ---------------------------------------
 
-Rules = Mapping[str, Mapping[str, Any]]
 # A check returns (the knobs involved, message) or None; the error points at the involved
 # knob written last, which is the one most likely to have introduced the conflict.
-Check = Callable[[Rules], tuple[tuple[str, ...], str] | None]
+Check = Callable[[RuleValues], tuple[tuple[str, ...], str] | None]
 
 
-def legal_bid(rules: Rules, amount: int) -> bool:
+def legal_bid(rules: RuleValues, amount: int) -> bool:
     """Is ``amount`` on the auction's grid (ignoring marriages)?"""
     auction = rules["auction"]
     if amount < auction["opening_bid"] or amount > auction["max_bid"]:
@@ -119,28 +119,28 @@ def legal_bid(rules: Rules, amount: int) -> bool:
     return bool(amount % step == 0)
 
 
-def _barrel_threshold(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _barrel_threshold(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     barrel, target = rules["barrel"], rules["match_end"]["target"]
     if barrel["enabled"] and barrel["threshold"] >= target:
         return ("barrel.threshold", "match_end.target"), f"the barrel threshold {barrel['threshold']} must be below the target {target}"
     return None
 
 
-def _barrel_min_contract(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _barrel_min_contract(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     barrel, max_bid = rules["barrel"], rules["auction"]["max_bid"]
     if barrel["enabled"] and barrel["min_contract"] > max_bid:
         return ("barrel.min_contract", "auction.max_bid"), f"min_contract {barrel['min_contract']} is above max_bid {max_bid}: nobody could win from the barrel"
     return None
 
 
-def _lock_from(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _lock_from(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     lock, target = rules["defender_lock"], rules["match_end"]["target"]
     if lock["enabled"] and lock["from"] >= target:
         return ("defender_lock.from", "match_end.target"), f"defender_lock.from {lock['from']} must be below the target {target}"
     return None
 
 
-def _lock_max(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _lock_max(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     lock, target = rules["defender_lock"], rules["match_end"]["target"]
     top = lock["defender_max"]
     if lock["enabled"] and top is not None and top >= target:
@@ -150,21 +150,21 @@ def _lock_max(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
-def _max_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _max_bid(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     auction = rules["auction"]
     if auction["max_bid"] < auction["opening_bid"]:
         return ("auction.max_bid", "auction.opening_bid"), f"max_bid {auction['max_bid']} is below opening_bid {auction['opening_bid']}"
     return None
 
 
-def _stop_at(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _stop_at(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     stop = rules["auction"]["stop_at"]
     if stop is not None and not legal_bid(rules, stop):
         return ("auction.stop_at", "auction.bid_step", "auction.opening_bid", "auction.max_bid"), f"stop_at {stop} is not a legal bid amount (opening_bid, then multiples of bid_step, up to max_bid)"
     return None
 
 
-def _high_step(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _high_step(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     auction = rules["auction"]
     high = auction["high_bid_step"]
     if high is not None and high % auction["bid_step"] != 0:
@@ -172,28 +172,28 @@ def _high_step(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
-def _ceiling(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _ceiling(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     auction = rules["auction"]
     if auction["ceiling"] == "marriages_held" and auction["marriage_needed_above"] is None:
         return ("auction.ceiling", "auction.marriage_needed_above"), "ceiling 'marriages_held' counts from marriage_needed_above, which is null"
     return None
 
 
-def _talon_shown(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _talon_shown(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     talon, opening = rules["talon"], rules["auction"]["opening_bid"]
     if talon["shown"] == "from_bid" and talon["shown_from_bid"] <= opening:
         return ("talon.shown_from_bid", "talon.shown", "auction.opening_bid"), f"shown_from_bid {talon['shown_from_bid']} is not above opening_bid {opening}: write shown: always"
     return None
 
 
-def _four_aces(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _four_aces(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     marriages = rules["marriages"]
     if marriages["four_aces"] is not None and marriages["declaration"] == "automatic":
         return ("marriages.four_aces", "marriages.declaration"), "four aces are declared with 'play AS aces', which automatic declaration refuses; set declaration: optional or four_aces: null"
     return None
 
 
-def _redeal_points(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _redeal_points(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     seen: set[tuple[str, str]] = set()
     for index, rule in enumerate(rules["redeals"]["rules"]):
         condition = rule["condition"]
@@ -207,28 +207,28 @@ def _redeal_points(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
-def _dump_score(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _dump_score(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     dump, target = rules["dump"], rules["match_end"]["target"]
     if dump["enabled"] and dump["score"] >= target:
         return ("dump.score", "dump.enabled", "match_end.target"), f"the dump score {dump['score']} must be below the target {target}"
     return None
 
 
-def _contract_step(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _contract_step(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     giving_up = rules["giving_up"]
     if not rules["talon"]["contract_step"] and giving_up["allowed"] and giving_up["moment"] == "with_contract":
         return ("talon.contract_step", "giving_up.moment"), "without a contract step there is no moment 'with_contract' to give up: set giving_up.moment: before_exchange"
     return None
 
 
-def _pre_talon_max(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _pre_talon_max(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     cap = rules["auction"]["pre_talon_max"]
     if cap is not None and not legal_bid(rules, cap):
         return ("auction.pre_talon_max", "auction.bid_step", "auction.opening_bid", "auction.max_bid"), f"pre_talon_max {cap} is not a legal bid amount (opening_bid, then multiples of bid_step, up to max_bid)"
     return None
 
 
-def _barrel_min_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _barrel_min_bid(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     auction = rules["auction"]
     least, cap = auction["barrel_min_bid"], auction["pre_talon_max"]
     if least is not None and cap is not None and least > cap:
@@ -236,7 +236,7 @@ def _barrel_min_bid(rules: Rules) -> tuple[tuple[str, ...], str] | None:
     return None
 
 
-def _nines_bonus(rules: Rules) -> tuple[tuple[str, ...], str] | None:
+def _nines_bonus(rules: RuleValues) -> tuple[tuple[str, ...], str] | None:
     redeals = rules["redeals"]
     if redeals.get("four_nines_bonus") is not None and any(r["condition"] == "four_nines" for r in redeals["rules"]):
         return ("redeals.four_nines_bonus", "redeals.rules"), "four_nines_bonus replaces the four-nines redeal: drop the four_nines redeal rule or the bonus"
@@ -263,7 +263,7 @@ CONSISTENCY_CHECKS: tuple[Check, ...] = (
 )
 
 
-def check_consistency(rules: Rules, origins: Mapping[str, Origin], context: str) -> None:
+def check_consistency(rules: RuleValues, origins: Mapping[str, Origin], context: str) -> None:
     """Raise a ProfileError at the offending knob for the first inconsistency."""
     for check in CONSISTENCY_CHECKS:
         found = check(rules)

@@ -8,6 +8,7 @@ import sys
 import textwrap
 from typing import Any
 
+from spec.vocabulary import ExitCode
 from variants.errors import ProfileError
 from variants.model import ResolvedProfile, thaw
 from variants.resolve import list_profiles, load_profile_file, resolve
@@ -52,7 +53,7 @@ def run_validate(args: argparse.Namespace) -> int:
             print(str(error))
         else:
             print(f"ok {path}")
-    return 1 if failed else 0
+    return ExitCode.FAILED if failed else ExitCode.PASSED
 
 
 def run_show(args: argparse.Namespace) -> int:
@@ -60,12 +61,12 @@ def run_show(args: argparse.Namespace) -> int:
         profile = resolve(args.profile)
     except ProfileError as error:
         print(str(error), file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     if args.json:
         print(json.dumps(profile.to_document(), indent=2, ensure_ascii=False))
     else:
         print("\n".join(format_profile(profile)))
-    return 0
+    return ExitCode.PASSED
 
 
 def format_profile(profile: ResolvedProfile) -> list[str]:
@@ -112,11 +113,11 @@ def run_profiles(args: argparse.Namespace) -> int:
         listing = list_profiles()
     except ProfileError as error:
         print(str(error), file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     width = max((len(info.name) for info in listing), default=0)
     for info in listing:
         parent = f" (extends {info.extends})" if info.extends else ""
         print(f"{info.name:<{width}}  {info.status:<6}  {info.title}{parent}")
         for option in info.options:
             print(f"{'':<{width}}    +{option.name}: {option.title}")
-    return 0
+    return ExitCode.PASSED

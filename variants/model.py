@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from spec.vocabulary import RuleValues
+
 
 def freeze(value: Any) -> Any:
     """A read-only copy: mappings become MappingProxyType, lists become tuples."""
@@ -41,7 +43,7 @@ class ResolvedProfile:
     summary: str
     profile: str
     options: tuple[str, ...]
-    rules: Mapping[str, Mapping[str, Any]]
+    rules: RuleValues
     provenance: Mapping[str, Mapping[str, Any]]
     rulings: tuple[Mapping[str, Any], ...] = ()
     sources: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))

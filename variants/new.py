@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from spec.vocabulary import ExitCode
 from variants.errors import ProfileError
 from variants.resolve import load_profile_file, resolve
 
@@ -74,34 +75,34 @@ def register(subparsers: Any) -> None:
 def run_new(args: argparse.Namespace) -> int:
     if not _NAME.fullmatch(args.name):
         print(f"thousand new: {args.name!r} is not a profile name: use lower case letters, digits and '-'", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     problem = _parent_problem(args.extends, args.dir)
     if problem:
         print(f"thousand new: --extends {args.extends!r}: {problem}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     path = args.dir / f"{args.name}.yaml"
     if path.exists():
         print(f"thousand new: {path} exists; not overwritten (choose another NAME or --dir)", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     try:
         text = starter_text(args.name, args.extends, args.dir)
     except ProfileError as error:
         print(f"thousand new: --extends: {error}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         with path.open("x", encoding="utf-8") as out:  # "x": fails rather than overwrite
             out.write(text)
     except OSError as exc:
         print(f"thousand new: cannot write {path}: {exc.strerror}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     try:
         load_profile_file(path)  # the starter must validate as written
     except ProfileError as error:  # never leave a file that does not validate
         path.unlink(missing_ok=True)
         print(f"thousand new: the starter file would not validate ({error}); not written", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     print(f"wrote {path} (extends {args.extends}); next: thousand validate {path}")
-    return 0
+    return ExitCode.PASSED
 
 
 def _parent_problem(parent: str, folder: Path) -> str | None:

@@ -16,6 +16,7 @@ import importlib
 import sys
 
 from conformance.terminal import silence_stdout
+from spec.vocabulary import ExitCode
 
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
             parser.print_help()
-            return 2
+            return ExitCode.USAGE
         return int(args.func(args))
     except KeyboardInterrupt:
         print("", file=sys.stderr)

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from conformance.terminal import printable
+from spec.vocabulary import OUTCOMES, ExitCode
 
-OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "case_bug")
 NO_SECTION = "(no knobs)"
 MAX_REPORT_BYTES = 256 * 1024 * 1024  # far above a report of the whole corpus
 READ_KEYS = ("id", "title", "profile", "outcome", "knobs", "message")  # of each result: all that is read
@@ -181,6 +181,6 @@ def main(args: argparse.Namespace) -> int:
         report = read_report(args.report)
     except ReportError as exc:
         print(f"thousand report: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     sys.stdout.write(render(report, args.markdown))
-    return 0
+    return ExitCode.PASSED

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from conformance.oracle import house as house_cases
 from conformance.harness import diagnosis, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
-from conformance.harness.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
+from spec.vocabulary import ExitCode
 
 if TYPE_CHECKING:  # variants is imported late: a one-case run should not pay for it
     from variants import ResolvedProfile
@@ -305,7 +305,7 @@ def run_verify(args: argparse.Namespace) -> int:
             check_selection(args, options, cases, jobs)
         except UsageError as exc:
             print(f"thousand verify: {printable(str(exc))}", file=sys.stderr)
-            return EXIT_USAGE
+            return ExitCode.USAGE
         documents = resolve_document if house is None else _house_documents(house.name, house.to_document())
         settings = runner.Settings(options.command, options.timeout, args.validate_messages, documents,
                                    first_mismatch=args.first_mismatch)
@@ -344,9 +344,9 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
     _defer_signals(late)
     verdict = reports.judge(results, expected, [case.id for case in cases])
     known_results = _set_apart(verdict, known) if known is not None else []
-    info.exit_code = EXIT_CANNOT_START if info.start_failure else verdict.exit_code
+    info.exit_code = ExitCode.CANNOT_START if info.start_failure else verdict.exit_code
     if info.internal_error:
-        info.exit_code = EXIT_INTERNAL
+        info.exit_code = ExitCode.INTERNAL
     if info.interrupted:
         info.exit_code = 128 + int(getattr(signal, info.interrupted, 2))
     problem = write_reports(args, results, verdict, info)
@@ -363,7 +363,7 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
                              str(args.report) if args.report else None)
             if hint:
                 print(hint)
-        if info.exit_code == reports.EXIT_NOTHING_CHECKED:
+        if info.exit_code == ExitCode.NOTHING_CHECKED:
             print("thousand verify: nothing was checked: every selected case was skipped or not declared", file=sys.stderr)
         if problem:
             print(f"thousand verify: {problem}", file=sys.stderr)
@@ -372,7 +372,7 @@ def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], resu
         silence_stdout()
     if late and not info.interrupted:  # a signal while the reports were written: they are whole
         return 128 + late[0]
-    return EXIT_USAGE if problem and not info.interrupted else info.exit_code
+    return ExitCode.USAGE if problem and not info.interrupted else info.exit_code
 
 
 def write_reports(args: argparse.Namespace, results: list[runner.Result], verdict: reports.Verdict,

@@ -19,13 +19,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from conformance.corpus import cache as corpus_cache
+from spec.vocabulary import DECK
 from variants.loader import MAX_TRANSCRIPT_BYTES, Marks, YamlError, clip, decode, excerpt, parse_document, read_bytes
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent.parent  # the corpus folders stay at conformance/cases, /generated
 CASES_DIR = CONFORMANCE_DIR / "cases"
 GENERATED_DIR = CONFORMANCE_DIR / "generated"
 MAX_BYTES = MAX_TRANSCRIPT_BYTES
-ALL_CARDS = frozenset(rank + suit for suit in "SCDH" for rank in ("A", "10", "K", "Q", "J", "9"))
+ALL_CARDS = frozenset(DECK)
 MALFORMED_REASONS = frozenset({"malformed_action", "unknown_card"})
 
 

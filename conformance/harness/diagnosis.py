@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from spec import SPEC_DIR
+from spec.vocabulary import RANKS, Phase
 from variants.loader import read_document
 from variants.schema import rule_sections
 
 DIAGNOSIS_FILE = SPEC_DIR / "diagnosis.yaml"
-RANKS = ("A", "10", "K", "Q", "J", "9")  # high to low, DESIGN.md card order
 AMOUNT_WORDS = ("bid", "contract")
 # What each category of a play action means, in the words a signature shows.
 PLAY_WORDS = {
@@ -114,8 +114,9 @@ def decided(kind: str, *keys: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def action_phase(action: str) -> str:
     """The phase an action belongs to (DESIGN.md, Action strings)."""
     word = action.split(" ", 1)[0]
-    return {"bid": "auction", "pass": "auction", "give": "exchange", "contract": "contract", "play": "play",
-            "redeal": "claim", "no_redeal": "claim"}.get(word, "exchange" if word == "give_up" else "unknown")
+    return {"bid": Phase.AUCTION, "pass": Phase.AUCTION, "give": Phase.EXCHANGE, "contract": Phase.CONTRACT,
+            "play": Phase.PLAY, "redeal": Phase.CLAIM, "no_redeal": Phase.CLAIM}.get(
+        word, Phase.EXCHANGE if word == "give_up" else "unknown")
 
 
 def _amount(action: str) -> int | None:
@@ -228,7 +229,7 @@ def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
     knobs: list[str] = []
     for category in categories or ["default"]:
         # a redeal claim offered (or not) in the auction is a claim-phase rule
-        where = "claim" if category in ("redeal", "no_redeal") else phase
+        where = Phase.CLAIM if category in ("redeal", "no_redeal") else phase
         knobs += [k for k in knobs_for("legal", where, category) if k not in knobs]
     return f"legal[{phase}]: " + "; ".join(parts), tuple(knobs)
 

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
 from conformance.harness import diagnosis
-from conformance.harness.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
+from conformance.harness.runner import STORED_LIMIT, VALUE_LIMIT, Result, clip_value
+from spec.vocabulary import OUTCOMES, ExitCode, Outcome
 
 SUITE_VERSION = 1  # protocol and transcript format version
 FAILING = frozenset({"fail", "error", "timeout"})  # outcomes an expected-failures list may excuse
-NOT_CHECKED = frozenset({"skipped", "not_declared"})
+NOT_CHECKED = frozenset({Outcome.SKIPPED, Outcome.NOT_DECLARED})
 # Exit codes of thousand verify (also in its --help and docs/verify.md, "Exit codes").
-EXIT_PASSED, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_CANNOT_START, EXIT_NOTHING_CHECKED = 0, 1, 2, 3, 4, 5
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -140,8 +140,8 @@ class Verdict:
     @property
     def exit_code(self) -> int:
         if self.unexpected or self.unexpected_passes or self.stale_entries:
-            return EXIT_FAILED
-        return EXIT_NOTHING_CHECKED if self.nothing_checked else EXIT_PASSED
+            return ExitCode.FAILED
+        return ExitCode.NOTHING_CHECKED if self.nothing_checked else ExitCode.PASSED
 
 
 def judge(results: Sequence[Result], expected: ExpectedFailures | None, known_ids: Iterable[str]) -> Verdict:
@@ -161,7 +161,7 @@ def judge(results: Sequence[Result], expected: ExpectedFailures | None, known_id
 
 def counts(results: Sequence[Result]) -> dict[str, int]:
     tally = Counter(result.outcome for result in results)
-    return {outcome: tally.get(outcome, 0) for outcome in OUTCOMES}
+    return {outcome.value: tally.get(outcome, 0) for outcome in OUTCOMES}
 
 
 def sections_summary(results: Iterable[Result]) -> dict[str, int]:

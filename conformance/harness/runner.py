@@ -30,8 +30,8 @@ from conformance.harness import diagnosis
 from conformance.harness.diagnosis import Finding
 from conformance.harness.process import Implementation, Preencoded, ProtocolFailure
 from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class
+from spec.vocabulary import Phase
 
-OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "not_declared", "case_bug")
 # -I: isolated mode, so that a reference_impl/ folder in the current directory (or
 # PYTHONPATH) cannot stand in for the installed reference.
 REFERENCE_COMMAND = (sys.executable, "-I", "-m", "reference_impl.server")
@@ -609,7 +609,7 @@ class CaseRun:
             self._play_step(step)
         if deal.get("expect"):
             self.position = {"deal": number, "step": "end of deal"}
-            self._check_state(deal["expect"], "deal_over")
+            self._check_state(deal["expect"], Phase.DEAL_OVER)
 
     def _state(self) -> dict[str, Any]:
         if self.known_state is None:

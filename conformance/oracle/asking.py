@@ -29,13 +29,13 @@ from typing import Any, Callable, Sequence
 from typing import TYPE_CHECKING
 
 import variants
+from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
 from conformance.corpus.transcripts import Transcript, TranscriptError, load
 from conformance.harness.runner import REFERENCE_COMMAND
 
 if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
     from conformance.oracle.fit import Fitter, FitResult
 
-Rules = dict[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)

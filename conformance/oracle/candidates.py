@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence, TypeGuard
 import variants
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
+from spec.vocabulary import SUITS, DifferenceKind, Phase
 from variants.schema import knob_entry
 
 # Integer knobs whose values are bid or contract amounts: read from the legal sets.
@@ -36,7 +37,6 @@ READINGS = 6  # numbers read from the observations tried for one knob, the commo
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
 EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
 NAMED = 4  # knobs an event type only one side sent names, at most, to be searched first in a wide group
-SUITS = ("S", "C", "D", "H")
 CEILING_REFUSAL = "bid_above_ceiling"  # the reason a bid over a holder's ceiling is refused
 MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
 SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
@@ -223,7 +223,7 @@ class Readings:
         it). Where declarations are automatic none is ever offered: a lead of a king or queen
         of the pair shows the line by whether it declared."""
         held = _hand_to_act(before)
-        if before.get("phase") != "play" or before.get("trick") or held is None or not step.legal:
+        if before.get("phase") != Phase.PLAY or before.get("trick") or held is None or not step.legal:
             return
         trick = TRICKS + 1 - len(held)
         pairs = _marriages_held(held)
@@ -255,7 +255,7 @@ class Readings:
         """The step from the high bid to the least bid offered over it: where a bid may only
         be raised by one step, each legal set offers one amount and shows no step within it."""
         offered, high = _offered(legal, "bid"), before.get("high_bid")
-        if before.get("phase") == "auction" and offered and _integer(high) and min(offered) > high:
+        if before.get("phase") == Phase.AUCTION and offered and _integer(high) and min(offered) > high:
             self.steps[min(offered) - high] += 1
 
     def _add_held(self, before: dict[str, Any], legal: Sequence[Any]) -> None:
@@ -350,9 +350,9 @@ class Readings:
             self.overshot[scores[-1][won[0]]] += 1
 
     def add_difference(self, d: observe.Difference) -> None:
-        if d.kind == "event":
+        if d.kind == DifferenceKind.EVENT:
             self._add_overshot(d)
-        if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+        if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
             read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
             raised = raised_to(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
@@ -370,12 +370,12 @@ class Readings:
         for named in evidence.named_knobs(d):
             if len(named) <= NAMED:
                 self.named.update(named)
-        amount = _amount(d.action) if d.kind == "refusal" and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
+        amount = _amount(d.action) if d.kind == DifferenceKind.REFUSAL and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.refused.setdefault(knob, collections.Counter()).update((amount, amount - CONTRACT_STEP))
-        if d.kind in ("state", "event"):
+        if d.kind in (DifferenceKind.STATE, DifferenceKind.EVENT):
             contract = d.before.get("contract") if isinstance(d.before, dict) else None
             if isinstance(contract, int) and not isinstance(contract, bool):
                 for knob in evidence.deciding_knobs(d):
@@ -653,7 +653,7 @@ def _hand_to_act(state: dict[str, Any]) -> set[str] | None:
 def _bidder_marriages(before: dict[str, Any]) -> tuple[str, ...] | None:
     """The marriages (suits) the bidder to act held in an auction state, or None where the
     state shows no bidder's hand; four aces, which may count as a marriage, leave a hand out."""
-    held = _hand_to_act(before) if before.get("phase") == "auction" else None
+    held = _hand_to_act(before) if before.get("phase") == Phase.AUCTION else None
     if held is None or {"A" + suit for suit in SUITS} <= held:
         return None
     return _marriages_held(held)

@@ -24,6 +24,7 @@ from typing import Any, Iterable, Sequence
 from conformance.harness import diagnosis
 from conformance.harness.runner import equal
 from conformance.oracle import observe
+from spec.vocabulary import DifferenceKind
 
 Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
 DECK_POINTS = 120  # the card points of the whole deck: no trick pile holds more
@@ -116,11 +117,11 @@ class Evidence:
 
 def key_of(d: observe.Difference) -> Key:
     """The observation a difference is about."""
-    if d.kind == "legal":
+    if d.kind == DifferenceKind.LEGAL:
         return d.deal, d.step, "legal"
-    if d.kind in ("refusal", "event"):
+    if d.kind in (DifferenceKind.REFUSAL, DifferenceKind.EVENT):
         return d.deal, d.step, "reply"
-    if d.kind == "state":
+    if d.kind == DifferenceKind.STATE:
         return d.deal, d.step, "state." + d.detail.split(".")[1]
     return d.deal, d.step, d.kind
 
@@ -213,8 +214,8 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
         ref = replace(reference, steps=tuple(_without(s, partial) for s in reference.steps))
     if implementation.broken:
         ref = replace(ref, steps=ref.steps[:len(impl_steps)], ended=implementation.ended)
-    differing = [d for d in observe.compare(ref, implementation) if d.kind != "record" or len(ref.steps) < len(impl_steps)]
-    missed = {key_of(d) for d in differing if d.kind != "record"}
+    differing = [d for d in observe.compare(ref, implementation) if d.kind != DifferenceKind.RECORD or len(ref.steps) < len(impl_steps)]
+    missed = {key_of(d) for d in differing if d.kind != DifferenceKind.RECORD}
     for step in impl_steps[len(ref.steps):]:
         missed.update(_observations(step))
     checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(_observations(step))
@@ -231,7 +232,7 @@ def _own_hand_kept(differing: Sequence[observe.Difference], record: observe.Case
     before: under a mistake in the give, the defenders hold each other's card and the
     declarer's contract still shows the ceiling of the hand the declarer kept."""
     apart = {(d.deal, d.step): _seats_apart(d.expected, d.actual)
-             for d in differing if d.kind == "state" and d.detail == "state.hands"}
+             for d in differing if d.kind == DifferenceKind.STATE and d.detail == "state.hands"}
     if not apart:
         return frozenset()
     kept = set()
@@ -317,7 +318,7 @@ def _bolt_count_only(key: Key, found: Evidence) -> bool:
     if key[2] == "state.bolts":
         return True
     replies = [d for d in found.differing if key_of(d) == key]
-    return bool(replies) and all(d.kind == "event" and equal(*(_without_bolts(side) for side in (d.expected, d.actual)))
+    return bool(replies) and all(d.kind == DifferenceKind.EVENT and equal(*(_without_bolts(side) for side in (d.expected, d.actual)))
                                  for d in replies)
 
 
@@ -351,7 +352,7 @@ def named_knobs(d: observe.Difference) -> list[tuple[str, ...]]:
     side sent, not those of what it reads after (``see``): an engine's extra ``dump`` event
     names the dump section's three, where the deal's score beside it, the observation's
     finding, names some forty."""
-    if d.kind != "event":
+    if d.kind != DifferenceKind.EVENT:
         return []
     wanted, sent = (_event_types(side) for side in (d.expected, d.actual))
     return [diagnosis.decided("event", kind)[0] for kind in sorted(wanted ^ sent)]
@@ -390,7 +391,7 @@ def apart(d: observe.Difference) -> int:
     """Plain values apart in one difference; for a legal set, the actions only one side offers:
     four aces worth 30 under no ceiling offer bids up to the maximum of 530 where the engine's
     stop at 525, one bid apart, not the six of the reference's stop at 495 before."""
-    if d.kind == "legal" and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
+    if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
         return len({str(a) for a in d.expected} ^ {str(a) for a in d.actual})
     return values_apart(d.expected, d.actual)
 

@@ -39,6 +39,8 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 
 import yaml
 
+from spec.vocabulary import DifferenceKind, EditableRuleValues as Rules  # the plain rules fit edits
+from spec.vocabulary import ExitCode
 import variants
 from conformance.harness import diagnosis, process, reports, steps
 from conformance.oracle import asking, candidates, evidence, observe, residual
@@ -67,7 +69,6 @@ REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, e
 TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 CARRIED = 2  # and a number's first values (its readings), whatever they did alone
-Rules = dict[str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -597,7 +598,7 @@ class Fitter:
         shown: dict[str, list[int]] = {}
         for case_id in sample:
             for d in evidence.first_differences(now[case_id]):
-                if d.kind == "legal" and isinstance(d.expected, list) and isinstance(d.actual, list):
+                if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
                     for knob in evidence.deciding_knobs(d):
                         if knob in candidates.AMOUNT_KNOBS and knob in group.knobs:
                             amounts = shown.setdefault(knob, [])
@@ -1525,22 +1526,22 @@ def main(args: argparse.Namespace) -> int:
 def _fit(args: argparse.Namespace) -> int:
     command = command_of(args, "fit")
     if command is None:
-        return 2
+        return ExitCode.USAGE
     name = args.output.stem if args.output else "fitted"
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
         print("thousand fit: --output must be NAME.yaml, NAME of lowercase letters, digits and hyphens", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     problem = reports.folder_problem(args.output) if args.output else None
     if problem:
         print(f"thousand fit: --output {problem}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     profile = resolved_option(args.profile, "fit", "--profile")
     if profile is None:
-        return 2
+        return ExitCode.USAGE
     cases = cases_for({profile.name}, args.cases, args.include)
     if not cases:
         print(f"thousand fit: no case lists profile {profile.name!r}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     progress = terminal_progress("fit")
     fitter = Fitter(profile.name, cases, command, args.jobs, args.timeout, progress)
     try:
@@ -1551,14 +1552,14 @@ def _fit(args: argparse.Namespace) -> int:
                 clear_progress()
                 print(f"thousand fit: the implementation could not start: {printable(str(exc))}; "
                       "no fitted profile written", file=sys.stderr)
-                return reports.EXIT_CANNOT_START
+                return ExitCode.CANNOT_START
             observed = [r for r in fitter.impl_records.values() if not r.broken]
             if not observed:
                 clear_progress()
                 first = next(iter(fitter.impl_records.values())).ended
                 print(f"thousand fit: the implementation broke the protocol on every case ({printable(first)[:500]}); "
                       "no fitted profile written", file=sys.stderr)
-                return reports.EXIT_CANNOT_START
+                return ExitCode.CANNOT_START
             result = fitter.run()
             if not args.no_ask:
                 result = _asked(fitter, profile, result, args.save_questions)
@@ -1571,7 +1572,7 @@ def _fit(args: argparse.Namespace) -> int:
     problem = _invalid_fitted(text, name)
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
-        return reports.EXIT_INTERNAL
+        return ExitCode.INTERNAL
     found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
                            fitter.by_id)
     print(report(result, text, found))
@@ -1580,9 +1581,9 @@ def _fit(args: argparse.Namespace) -> int:
             args.output.write_text(text, encoding="utf-8")
         except OSError as exc:
             print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
+            return ExitCode.USAGE
     broken = [r for case_id, r in fitter.impl_records.items() if r.broken and case_id in result.weighed]
-    code = 1 if result.residual or broken else 0
+    code = ExitCode.FAILED if result.residual or broken else ExitCode.PASSED
     if args.report:
         titles = {case.id: case.title for case in cases}
         document = residual.report(result.weighed, titles, result.exercised, profile.name, command,

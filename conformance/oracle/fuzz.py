@@ -37,8 +37,10 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
+from spec.vocabulary import DECK, ENDED, RANKS, SUITS, DifferenceKind, ExitCode, Phase
 from conformance.harness import diagnosis, process, reports
 from conformance.harness.steps import base_name
+from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
@@ -46,10 +48,7 @@ from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, _short, equal
 from conformance.corpus.transcripts import TranscriptError, load
 
-RANKS, DECK = positions.RANKS, positions.DECK
-ENDED = ("deal_over", "match_over")
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
-ILLEGAL_SHARE = 0.08
 PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
 
 
@@ -109,16 +108,11 @@ class Outcome:
 
 # --- random material ---------------------------------------------------------------------
 
-POSITION_SHARE = 0.25  # trials that play a position built for one rule (see conformance.oracle.positions)
-LUMPY_SHARE = 0.35  # deals stacked by suit or rank: voids, long trumps, marriages, four of a kind
 PLAY_STYLES = ("any", "low", "high", "long")  # per seat and trial: how a player picks a card
-# how often a style declares a marriage it may declare: early trumps (the duties to trump),
-# or marriages kept late (the last trick a marriage may be declared in)
-DECLARING = {"any": 0.6, "low": 0.25, "high": 0.9, "long": 0.9}
 
 
 def shuffled_deal(rng: random.Random, dealer: int) -> Deal:
-    if rng.random() < LUMPY_SHARE:
+    if rng.random() < CHANCES.stacked_deal:
         deck = _stacked_deck(rng)
     else:
         deck = list(DECK)
@@ -131,8 +125,8 @@ def _stacked_deck(rng: random.Random) -> list[str]:
     """A deck in suit blocks (long suits, voids, marriages: the duties to trump and overtrump
     show) or rank blocks (four aces, four nines, four jacks), cut at random and roughened by a
     few swaps: hands a fair shuffle deals once in hundreds of deals."""
-    suits, ranks = rng.sample(positions.SUITS, 4), rng.sample(RANKS, 6)
-    if rng.random() < 0.6:
+    suits, ranks = rng.sample(SUITS, 4), rng.sample(RANKS, 6)
+    if rng.random() < CHANCES.stacked_by_suit:
         deck = [rank + suit for suit in suits for rank in ranks]
     else:
         deck = [rank + suit for rank in ranks for suit in suits]
@@ -152,26 +146,26 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
     score (both signs), bolts and give-ups one short of a penalty or the limit. A fifth of
     trials start from zero."""
     state = positions.copied_match(DEFAULT_MATCH_STATE)
-    if rng.random() < 0.2:
+    if rng.random() < CHANCES.start_from_zero:
         return state
     barrel, bolts = rules["barrel"], rules["bolts"]
     occupants = 0
-    near_target = rng.random() < 0.25  # two or three seats close to the target: a shared finish
+    near_target = rng.random() < CHANCES.near_target  # two or three seats close to the target: a shared finish
     for seat in range(3):
-        if barrel["enabled"] and rng.random() < 0.25 and occupants < (barrel["max_occupants"] or 3):
+        if barrel["enabled"] and rng.random() < CHANCES.on_the_barrel and occupants < (barrel["max_occupants"] or 3):
             occupants += 1
             state["scores"][seat] = _occupant_score(rng, rules)
             state["barrel"][seat] = {"on": True, "attempts": _one_short(rng, barrel["attempts"]),
                                      "failed_visits": _one_short(rng, barrel["failed_visit_reset"] or 3)}
-        elif near_target or rng.random() < 0.8:
+        elif near_target or rng.random() < CHANCES.near_a_line:
             state["scores"][seat] = _score_near_a_line(rng, rules, near_target)
-        if barrel["enabled"] and not state["barrel"][seat]["on"] and barrel["failed_visit_reset"] and rng.random() < 0.3:
+        if barrel["enabled"] and not state["barrel"][seat]["on"] and barrel["failed_visit_reset"] and rng.random() < CHANCES.failed_visits_short:
             state["barrel"][seat]["failed_visits"] = _one_short(rng, barrel["failed_visit_reset"])
-        if bolts["enabled"] and rng.random() < 0.4:
+        if bolts["enabled"] and rng.random() < CHANCES.bolts_near_penalty:
             state["bolts"][seat] = _one_short(rng, bolts["every"])
-        if rng.random() < 0.3:
+        if rng.random() < CHANCES.give_ups_near_a_line:
             state["give_ups"][seat] = _give_ups_near_a_line(rng, rules["giving_up"])
-    if rng.random() < 0.15:  # two seats level: the tie-breaks and the crowding rules
+    if rng.random() < CHANCES.level_scores:  # two seats level: the tie-breaks and the crowding rules
         first, second = rng.sample(range(3), 2)
         if state["barrel"][first]["on"] == state["barrel"][second]["on"]:
             state["scores"][second] = state["scores"][first]
@@ -180,13 +174,13 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
 
 def _one_short(rng: random.Random, count: int) -> int:
     """A counter below ``count``, one short of it half of the time."""
-    return count - 1 if rng.random() < 0.5 else rng.randrange(count)
+    return count - 1 if rng.random() < CHANCES.one_short else rng.randrange(count)
 
 
 def _occupant_score(rng: random.Random, rules: dict[str, dict[str, Any]]) -> int:
     """An occupant's score: the threshold, or where scores on the barrel stand uncapped, up to the target."""
     threshold, target = int(rules["barrel"]["threshold"]), int(rules["match_end"]["target"])
-    if rules["barrel"]["arrival_cap"] == "uncapped" and rng.random() < 0.6:
+    if rules["barrel"]["arrival_cap"] == "uncapped" and rng.random() < CHANCES.uncapped_occupant:
         return threshold + 5 * rng.randrange(max(1, (target - threshold) // 5))
     return threshold
 
@@ -211,7 +205,7 @@ def _score_near_a_line(rng: random.Random, rules: dict[str, dict[str, Any]], nea
             lines += 2 * dumped
     for _ in range(8):
         # near the target: within one big deal's gain of it, so that two seats can reach it at once
-        steps = rng.randint(-16, -1) if near_target else rng.randint(-4, -1) if rng.random() < 0.4 else rng.randint(-24, 24)
+        steps = rng.randint(-16, -1) if near_target else rng.randint(-4, -1) if rng.random() < CHANCES.score_just_short else rng.randint(-24, 24)
         score = rng.choice(lines) + 5 * steps
         if score < ceiling and score != end["target"] and not (dump["enabled"] and abs(score) == dump["score"]):
             return int(score)
@@ -223,7 +217,7 @@ def _give_ups_near_a_line(rng: random.Random, giving_up: dict[str, Any]) -> int:
     lines = [n for n in (giving_up["limit"], giving_up["penalty_from"], giving_up["defenders_paid_from"]) if n]
     if giving_up["penalty_repeats"] == "every_nth" and giving_up["penalty_from"]:
         lines.append(2 * giving_up["penalty_from"])
-    count = max(0, rng.choice(lines) - rng.randint(0, 1)) if lines and rng.random() < 0.7 else rng.randrange(4)
+    count = max(0, rng.choice(lines) - rng.randint(0, 1)) if lines and rng.random() < CHANCES.give_ups_on_a_line else rng.randrange(4)
     return int(min(count, giving_up["limit"])) if giving_up["limit"] is not None else int(count)
 
 
@@ -237,16 +231,16 @@ def illegal_action(rng: random.Random, legal: Sequence[str], state: dict[str, An
     high_bid = state.get("high_bid")
     high = high_bid if isinstance(high_bid, int) else 100
     near = [high + d for d in (-5, 0, 5, 10)] + [a + d for a in amounts[-2:] for d in (5, 10, 15)]
-    by_phase = {
-        "auction": [f"bid {n}" for n in near] + ["pass"],
-        "contract": [f"contract {n}" for n in near] + ["give_up"],
-        "exchange": [f"give {rng.choice(held or list(DECK))} {rng.choice(DECK)}", "give_up"],
-        "play": [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
+    by_phase: dict[str, list[str]] = {
+        Phase.AUCTION: [f"bid {n}" for n in near] + ["pass"],
+        Phase.CONTRACT: [f"contract {n}" for n in near] + ["give_up"],
+        Phase.EXCHANGE: [f"give {rng.choice(held or list(DECK))} {rng.choice(DECK)}", "give_up"],
+        Phase.PLAY: [f"play {card}" for card in held] + [f"play {card} marriage" for card in held if card[0] in "KQ"]
         + [f"play {card} aces" for card in held if card.startswith("A")],
-        "claim": ["redeal", "no_redeal"],
+        Phase.CLAIM: ["redeal", "no_redeal"],
     }
     anything = ["pass", "give_up", "redeal", f"play {rng.choice(DECK)}", f"bid {rng.choice(near)}", "bid", "play XX", "dance"]
-    options = by_phase.get(str(phase), []) if rng.random() < 0.8 else anything
+    options = by_phase.get(str(phase), []) if rng.random() < CHANCES.near_miss else anything
     outside = [option for option in options if option not in legal]
     return rng.choice(outside or anything)
 
@@ -537,7 +531,7 @@ def played_ahead(pair: Pair, profile: str, document: dict[str, Any], seed: str, 
             return Ahead(plan.scenario, tuple(deals), exc)
         deals.append((deal, reference_deal))
         state = reference_deal.state
-        if str(state.get("phase")) == "match_over":
+        if str(state.get("phase")) == Phase.MATCH_OVER:
             break
     return Ahead(plan.scenario, tuple(deals))
 
@@ -716,7 +710,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             if turns is None and record is None:  # the implementation repeated the reference byte for byte
                 played[-1] = replace(deal, actions=reference_deal.actions)
                 state = reference_deal.state
-                if str(state.get("phase")) == "match_over":
+                if str(state.get("phase")) == Phase.MATCH_OVER:
                     break
                 continue
             turns = reference_deal.agreed(chosen) if turns is None else turns
@@ -737,7 +731,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             state = want.state
             phase = str(state.get("phase"))
             before = got, want
-        if str(state.get("phase")) == "match_over":
+        if str(state.get("phase")) == Phase.MATCH_OVER:
             break
     return replace(scenario, deals=tuple(played)), None
 
@@ -803,7 +797,7 @@ def trial_plan(document: dict[str, Any], seed: str, trial: int) -> TrialPlan:
     def free(legal: tuple[str, ...], state: dict[str, Any]) -> str | None:
         return choose_action(rng, rules, styles, legal, state)
 
-    if rng.random() < POSITION_SHARE:
+    if rng.random() < CHANCES.position_trial:
         position = positions.random_position(rng, rules, start.match)
         styles = position.styles or styles
         laid_out = Scenario(position.match, (Deal(position.dealer, position.hands, position.talon),), position.name)
@@ -833,30 +827,30 @@ def choose_action(rng: random.Random, rules: dict[str, dict[str, Any]], styles: 
     declaring, and cards picked by the seat's style (see ``play_card``)."""
     if not legal:
         return None
-    if rng.random() < ILLEGAL_SHARE:
+    if rng.random() < CHANCES.illegal_action:
         return illegal_action(rng, legal, state)
-    if "give_up" in legal and rng.random() < 0.15:
+    if "give_up" in legal and rng.random() < CHANCES.give_up:
         return "give_up"  # one action among many contract amounts: chosen on purpose
     others = [a for a in legal if a != "give_up"] or list(legal)
     amounts = {int(a.split()[1]): a for a in others if a.split()[0] in ("bid", "contract") and a.split()[1].isdigit()}
     if amounts:
-        if "pass" in others and rng.random() < 0.4:
+        if "pass" in others and rng.random() < CHANCES.pass_on_amounts:
             return "pass"
         return amounts[_amount(rng, rules, sorted(amounts))]
     to_act, hands = state.get("to_act"), state.get("hands")
     if not (isinstance(to_act, int) and 0 <= to_act < len(styles) and isinstance(hands, list) and to_act < len(hands)):
         return rng.choice(others)
     gives = [a for a in others if a.startswith("give ")]
-    if gives and rng.random() < 0.5:
+    if gives and rng.random() < CHANCES.give_short:
         return _give_short(gives, hands[to_act])
     declarations = [a for a in others if a.endswith((" marriage", " aces"))]
-    if declarations and rng.random() < DECLARING[styles[to_act]]:
+    if declarations and rng.random() < CHANCES.declaring[styles[to_act]]:
         return rng.choice(declarations)  # trumps make the duties to trump and beat show
     plays = [a for a in others if a.startswith("play ") and len(a.split()) == 2]
     if plays:
         trump = state.get("trump")
         side_suits = [a for a in plays if not a.endswith(str(trump))]
-        if not state.get("trick") and trump and side_suits and rng.random() < 0.8:
+        if not state.get("trick") and trump and side_suits and rng.random() < CHANCES.side_suit_lead:
             plays = side_suits  # a side suit led: voids are trumped, and trumps overtrumped
         elif trump and not side_suits and _led_suit(state) not in (None, trump):
             return rng.choice(plays)  # trumping a side suit: any trump, so the next player may over- or undertrump
@@ -906,11 +900,11 @@ def _amount(rng: random.Random, rules: dict[str, dict[str, Any]], amounts: list[
     a random play can make or just miss), else one at or next to an amount a rule names, the
     highest, or any."""
     roll = rng.random()
-    if roll < 0.45:
+    if roll < CHANCES.amount_least:
         return amounts[0]
-    if roll < 0.6:
+    if roll < CHANCES.amount_least + CHANCES.amount_few_steps:
         return rng.choice(amounts[1:4] or amounts)  # a step or three up: odd amounts, halves
-    if roll < 0.8:
+    if roll < CHANCES.amount_least + CHANCES.amount_few_steps + CHANCES.amount_named:
         near = favoured_amounts(rules)
         return rng.choice([a for a in amounts if a in near] or amounts[-1:])
     return rng.choice(amounts)
@@ -928,7 +922,7 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
     bolts), ``high`` takes tricks (trumps over trumps), ``long`` leads its longest suit and
     follows low (the others run out of it, so that trumping and overtrumping come up);
     ``any``, and a quarter of the time every style, picks at random."""
-    if style == "any" or rng.random() < 0.25:
+    if style == "any" or rng.random() < CHANCES.play_at_random:
         return rng.choice(list(plays))
 
     def rank_of(action: str) -> int:
@@ -1027,7 +1021,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
     first = divergence.differences[0]
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
-    if all(d.kind == "event" and d.detail.startswith("unexpected") for d in divergence.differences):
+    if all(d.kind == DifferenceKind.EVENT and d.detail.startswith("unexpected") for d in divergence.differences):
         _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
     else:
         play(pair, profile, document, divergence.scenario, record=recorded, tolerate=tolerate)
@@ -1219,7 +1213,7 @@ def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: diagnosis
 def _tolerating(known: diagnosis.Known) -> Tolerate:
     """Known legal-set differences let play go on (the replies agree, so lockstep holds)."""
     def tolerate(differences: tuple[observe.Difference, ...]) -> bool:
-        if not all(d.kind == "legal" for d in differences):
+        if not all(d.kind == DifferenceKind.LEGAL for d in differences):
             return False
         causes = [known.cause_of(str(f["signature"]), tuple(f["knobs"])) for f in observe.findings(differences)]
         return all(cause is not None for cause in causes)
@@ -1309,22 +1303,22 @@ def _save_problem(folder: Path | None) -> str | None:
 def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     command = command_of(args, "fuzz")
     if command is None:
-        return 2
+        return ExitCode.USAGE
     if not 1 <= args.deals <= MAX_DEALS or (args.max_findings is not None and args.max_findings < 1):
         print(f"thousand fuzz: --deals must be from 1 to {MAX_DEALS} and --max-findings at least 1", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     resolved = resolved_option(args.profile or args.rules, "fuzz", "--profile" if args.profile else "--rules")
     if resolved is None:
-        return 2
+        return ExitCode.USAGE
     try:
         known = diagnosis.Known.read(args.known) if args.known else None
     except diagnosis.KnownError as exc:
         print(f"thousand fuzz: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     problem = _save_problem(args.save)
     if problem:
         print(f"thousand fuzz: {problem}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     progress = terminal_progress("fuzz")
     with process.supervised():
         fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
@@ -1336,14 +1330,14 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if outcome.error:
         # the implementation's failure stops the comparison (exit 4, as verify's "could not
         # start"); the reference's or the saving's is a problem here (exit 3)
-        return reports.EXIT_CANNOT_START if outcome.error.startswith("the implementation") else reports.EXIT_INTERNAL
+        return ExitCode.CANNOT_START if outcome.error.startswith("the implementation") else ExitCode.INTERNAL
     if outcome.findings and args.save:
         rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
         print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
               f"-- {shlex.join(command)}")
     if any(failed(found.divergence) for found in outcome.findings):
-        return reports.EXIT_CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
-    return 1 if outcome.findings else 0
+        return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
+    return ExitCode.FAILED if outcome.findings else ExitCode.PASSED
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:

@@ -30,12 +30,10 @@ from typing import Any, Sequence
 
 import yaml
 
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
-from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR
-
-RANKS = ("A", "10", "K", "Q", "J", "9")
-DECK = tuple(rank + suit for suit in "SCDH" for rank in RANKS)  # the state's sort order
+from spec.vocabulary import DECK, ExitCode
 ENDING_EVENTS = {"deal_scored", "redeal", "match_won", "match_drawn"}
 MAX_STEPS = 200  # a deal has far fewer actions; guards against an engine that never ends one
 KNOBS_FIELD = re.compile(r"^knobs:[^\n]*(?:\n[ -][^\n]*)*", re.MULTILINE)  # the line and its continuations
@@ -158,18 +156,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = generate(profile_names(args.profile), args.per_profile, command, args.timeout)
     except (GenerationError, ProtocolFailure) as exc:
         print(f"generate: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.check:
         return check(files, args.out)
     if not passes_hand_written_cases(command):
         print("generate: the implementation fails hand-written cases (above); nothing written", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     for relative, text in files.items():
         path = args.out / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"wrote {len(files)} transcripts to {args.out}; now run python tools/case_knobs.py to fill their knobs")
-    return 0
+    return ExitCode.PASSED
 
 
 def passes_hand_written_cases(command: Sequence[str]) -> bool:
@@ -198,9 +196,9 @@ def check(files: dict[Path, str], folder: Path) -> int:
         print(problem, file=sys.stderr)
     if problems:
         print(f"{len(problems)} generated transcript(s) out of date; run python -m conformance.oracle.generate", file=sys.stderr)
-        return 1
+        return ExitCode.FAILED
     print(f"{len(files)} generated transcripts up to date")
-    return 0
+    return ExitCode.PASSED
 
 
 if __name__ == "__main__":

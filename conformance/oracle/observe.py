@@ -31,6 +31,7 @@ from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFER
                                         TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
                                         equal, identical, match_name, reasons_told, same, unmatched_event)
 from conformance.corpus.transcripts import Transcript
+from spec.vocabulary import DifferenceKind
 
 # Every observable state field changes under some knob; none is left out of the comparison.
 
@@ -1116,15 +1117,15 @@ def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
 
 def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """(signature, direct knobs, upstream knobs) of one difference, as the runner names them."""
-    if d.kind == "legal":
+    if d.kind == DifferenceKind.LEGAL:
         signature, knobs = diagnosis.legal_finding(d.phase, d.expected, d.actual, d.before)
         return signature, knobs, ()
-    if d.kind == "refusal":
+    if d.kind == DifferenceKind.REFUSAL:
         want, got = _refused(d.expected), _refused(d.actual)
         if want is None and got is not None:
             return diagnosis.refused_finding(d.phase, d.action or "", got)
         return diagnosis.refusal_finding(d.phase, want or "?", got)
-    if d.kind == "event":
+    if d.kind == DifferenceKind.EVENT:
         wanted = list((d.expected or {}).get("events") or [])
         sent = list((d.actual or {}).get("events") or [])
         missing = unmatched_event(wanted, sent)
@@ -1133,7 +1134,7 @@ def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         extra = _extra_event(wanted, sent)
         kind = str(extra.get("type")) if isinstance(extra, dict) else "?"
         return f"event[{d.phase}] unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind)
-    if d.kind == "state":
+    if d.kind == DifferenceKind.STATE:
         name = d.detail.split(".")[1] if d.detail.count(".") else d.detail
         return f"state.{name}", *diagnosis.decided("state", name)
     return d.signature, (), ()  # the record ended otherwise: no knob decides a broken reply

@@ -24,11 +24,12 @@ import random
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-RANKS = ("A", "10", "K", "Q", "J", "9")  # strongest first
-SUITS = "SCDH"
-DECK = tuple(rank + suit for suit in SUITS for rank in RANKS)
+from conformance.oracle.chances import CHANCES
+from spec.vocabulary import DECK as DECK  # re-exported: fuzz and the tests read the cards here
+from spec.vocabulary import RANKS as RANKS
+from spec.vocabulary import SUITS as SUITS
+from spec.vocabulary import RuleValues
 
-Rules = dict[str, dict[str, Any]]
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
 Step = tuple[int | None, str]  # (the trick it belongs to, or None for any time; the action)
 
@@ -101,7 +102,7 @@ def _laid_out(name: str, match: dict[str, Any], declarer: int, held: dict[str, S
 
 # --- the positions -----------------------------------------------------------------------
 
-def nines_trick(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position | None:
+def nines_trick(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position | None:
     """A defender's only trick is the declarer's low spade, trumped with the nine of trumps,
     with the other defender's nine of diamonds: 0 points (or 2, led with the jack). A bolt
     counts points or tricks (``bolts.zero``), and a points limit shows too.
@@ -111,9 +112,9 @@ def nines_trick(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
     low spade. The winner-to-be holds the lowest clubs and diamonds, so it never wins again."""
     if not rules["bolts"]["enabled"]:
         return None
-    led, followed = ("JS", "9S") if rng.random() < 0.5 else ("9S", "JS")
+    led, followed = ("JS", "9S") if rng.random() < CHANCES.either_way else ("9S", "JS")
     declarer = rng.randrange(3)
-    winner, other = ("left", "right") if rng.random() < 0.5 else ("right", "left")
+    winner, other = ("left", "right") if rng.random() < CHANCES.either_way else ("right", "left")
     given = {winner: "JD", other: "AC"}
     match = _with_counter_near(rng, match, rules, (declarer + (1 if winner == "left" else 2)) % 3)
     return _laid_out(
@@ -126,7 +127,7 @@ def nines_trick(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
         suits=_suit_map(rng))
 
 
-def trump_over_trump(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:
+def trump_over_trump(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position:
     """A side suit is trumped and the next player, void in it too, holds a trump above and one
     below: the duty to overtrump (or to undertrump, and whom it is owed against) decides the
     legal set. Half of the time the declarer trumps and a defender is to play; else a defender
@@ -143,7 +144,7 @@ def trump_over_trump(rng: random.Random, rules: Rules, match: dict[str, Any]) ->
     the declarer holds the ace and the queen."""
     name = "a trump over a trump: the next player can beat it and undercut it"
     declarer = rng.randrange(3)
-    if rng.random() < 0.5:
+    if rng.random() < CHANCES.either_way:
         return _laid_out(
             name, match, declarer,
             {"own": ("KH", "QH", "JC", "10D", "10C", "KC", "QC"), "left": ("AH", "10H", "9H", "9C", "QD", "JD", "9D"),
@@ -162,7 +163,7 @@ def trump_over_trump(rng: random.Random, rules: Rules, match: dict[str, Any]) ->
         suits=_suit_map(rng))
 
 
-def rich_defender(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position | None:
+def rich_defender(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position | None:
     """A defender a few points under a line (the 800 rule, its maximum, the barrel, the
     target where defenders may win) takes four tricks and declares the hearts and diamonds
     marriages: a gain of about 230 in one deal, past whatever cap the line sets. Where a
@@ -178,12 +179,12 @@ def rich_defender(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Po
     if line is None:
         return None
     declarer = rng.randrange(3)
-    rich, poor = ("left", "right") if rng.random() < 0.5 else ("right", "left")
+    rich, poor = ("left", "right") if rng.random() < CHANCES.either_way else ("right", "left")
     seat = (declarer + (1 if rich == "left" else 2)) % 3
     scores = {seat: line - 5 * rng.randint(1, 6)}
     least = 0
     finish = _declarer_finish(rules)
-    if finish is not None and rng.random() < 0.5:
+    if finish is not None and rng.random() < CHANCES.shared_finish:
         scores[seat], (scores[declarer], least) = int(rules["match_end"]["target"]) - 150, finish
     match = _with_scores(rules, match, scores, on_barrel={declarer} if least and rules["barrel"]["enabled"] else set())
     given = {rich: "JD", poor: "9C"}
@@ -198,7 +199,7 @@ def rich_defender(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Po
         suits={s: s for s in SUITS}, least_contract=least)  # the marriages' values make the gains
 
 
-def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:
+def near_a_line(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position:
     """All three seats a deal short of a line: the barrel's threshold (too many arrivals at
     once), or the target (a shared finish; with a barrel, from seats sitting on it). The
     declarer gets the hearts marriage and an ace and, half of the time, sits one contract
@@ -211,9 +212,9 @@ def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
     least = _least_contract(rules)
     room = 8
     on_barrel: set[int] = set()
-    if not barrel["enabled"] or rng.random() < 0.7:
+    if not barrel["enabled"] or rng.random() < CHANCES.at_the_barrel:
         line = threshold if barrel["enabled"] else target  # arrivals on the barrel, or a finish without one
-        if barrel["enabled"] and barrel["max_occupants"] and rng.random() < 0.3:
+        if barrel["enabled"] and barrel["max_occupants"] and rng.random() < CHANCES.occupant_waiting:
             on_barrel = {seats[2]}  # a defender sits on it already: two arrivals are one too many
     else:  # a finish from the barrel: as many occupants as it holds, the declarer first
         line, least = target, max(least, int(barrel["min_contract"]))
@@ -223,7 +224,7 @@ def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
         room = 3  # every defender's few points count: all three arrive at once
     gaps = {seat: 5 * rng.randint(1, room) for seat in range(3)}
     contract = _contract(rng, rules, least)
-    if rng.random() < 0.5 and (line - contract >= threshold or declarer not in on_barrel):
+    if rng.random() < CHANCES.declarer_on_the_line and (line - contract >= threshold or declarer not in on_barrel):
         gaps[declarer] = contract - 5 * rng.randint(0, 2)  # the declarer lands on the line and is not the highest
     scores = {seat: line - gap for seat, gap in gaps.items()}
     if barrel["enabled"]:  # occupants sit between the threshold and the target, the others under it
@@ -233,7 +234,7 @@ def near_a_line(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Posi
     return _marriage_deal(rng, "three seats a deal short of a line", match, declarer, contract)
 
 
-def onto_the_dump(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position | None:
+def onto_the_dump(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position | None:
     """The declarer one contract short of the dump score (of either sign, where both are
     dumped): the made contract lands on it. Play after the auction is free."""
     dump, barrel = rules["dump"], rules["barrel"]
@@ -262,11 +263,11 @@ def _marriage_deal(rng: random.Random, name: str, match: dict[str, Any], declare
                      least_contract=contract, styles=("high", "high", "high"))
 
 
-BUILDERS: tuple[Callable[[random.Random, Rules, dict[str, Any]], Position | None], ...] = (
+BUILDERS: tuple[Callable[[random.Random, RuleValues, dict[str, Any]], Position | None], ...] = (
     nines_trick, trump_over_trump, rich_defender, near_a_line, onto_the_dump)
 
 
-def random_position(rng: random.Random, rules: Rules, match: dict[str, Any]) -> Position:
+def random_position(rng: random.Random, rules: RuleValues, match: dict[str, Any]) -> Position:
     """One of the positions these rules have, at random."""
     while True:
         position = rng.choice(BUILDERS)(rng, rules, match)
@@ -276,17 +277,17 @@ def random_position(rng: random.Random, rules: Rules, match: dict[str, Any]) -> 
 
 # --- lines and match states --------------------------------------------------------------
 
-def _least_contract(rules: Rules) -> int:
+def _least_contract(rules: RuleValues) -> int:
     return int(rules["auction"]["opening_bid"])
 
 
-def _contract(rng: random.Random, rules: Rules, least: int) -> int:
+def _contract(rng: random.Random, rules: RuleValues, least: int) -> int:
     """A contract up to three bid steps above the least: the marriage and a trick or two
     make it, sometimes to the point (a total equal to the contract is made)."""
     return least + int(rules["auction"]["bid_step"]) * rng.randint(0, 3)
 
 
-def _defender_line(rng: random.Random, rules: Rules) -> int | None:
+def _defender_line(rng: random.Random, rules: RuleValues) -> int | None:
     """A score a defender's big gain crosses where a rule caps or ends it."""
     lock, barrel, end = rules["defender_lock"], rules["barrel"], rules["match_end"]
     lines: list[int] = []
@@ -301,7 +302,7 @@ def _defender_line(rng: random.Random, rules: Rules) -> int | None:
     return rng.choice(lines) if lines else None
 
 
-def _declarer_finish(rules: Rules) -> tuple[int, int] | None:
+def _declarer_finish(rules: RuleValues) -> tuple[int, int] | None:
     """Where a defender 150 short of the target can reach it (defenders may win; over a
     barrel only by jumping it), the declarer's score one contract short of the target and
     that contract (on the barrel: its least winning contract, the seat sitting on it)."""
@@ -322,7 +323,7 @@ def copied_match(match: dict[str, Any]) -> dict[str, Any]:
     return {key: [dict(v) if isinstance(v, dict) else v for v in value] for key, value in match.items()}
 
 
-def _with_scores(rules: Rules, match: dict[str, Any], scores: dict[int, int], off_barrel: bool = False,
+def _with_scores(rules: RuleValues, match: dict[str, Any], scores: dict[int, int], off_barrel: bool = False,
                  on_barrel: frozenset[int] | set[int] = frozenset()) -> dict[str, Any]:
     """The match state with these seats' scores; a seat moved is off the barrel (its score is
     under the threshold) unless named in ``on_barrel`` (first attempt; other occupants are
@@ -342,10 +343,10 @@ def _with_scores(rules: Rules, match: dict[str, Any], scores: dict[int, int], of
     return state
 
 
-def _with_counter_near(rng: random.Random, match: dict[str, Any], rules: Rules, seat: int) -> dict[str, Any]:
+def _with_counter_near(rng: random.Random, match: dict[str, Any], rules: RuleValues, seat: int) -> dict[str, Any]:
     """The match state with the seat's bolts one short of the penalty half of the time."""
     state = copied_match(match)
-    if rng.random() < 0.5:
+    if rng.random() < CHANCES.bolts_one_short:
         state["bolts"][seat] = int(rules["bolts"]["every"]) - 1
     return state
 

@@ -29,19 +29,14 @@ from conformance.corpus.transcripts import Transcript
 from conformance.harness import diagnosis, reports
 from conformance.harness.runner import Result
 from conformance.oracle import evidence, observe
-
-NO_KNOB = "a rule the schema has no knob for"
-BUG = "likely a bug"
-# every observation that shows it also differs by another cause's difference: no value of its
-# knobs can make such an observation match while that stays, so the evidence cannot say
-TANGLED = "tangled with another cause"
+from spec.vocabulary import ResidualVerdict
 
 
 @dataclass(frozen=True)
 class Cause:
     """One root cause left over, with the verdict and what shows it."""
 
-    verdict: str  # NO_KNOB or BUG (TANGLED only before it is folded into its host, see ``_folded``)
+    verdict: ResidualVerdict  # NO_KNOB or BUG (TANGLED only before it is folded into its host, see ``_folded``)
     signature: str
     knobs: tuple[str, ...]
     cases: tuple[str, ...]
@@ -148,15 +143,16 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
         odd = next(((c, said) for c, said in shown if said), None)
         others = {check: at for at, other in enumerate(roots, start=1) if at != number + 1 for check in other}
         if odd is not None:
-            verdict, why = BUG, f"{odd[0]} {odd[1][0]}"
+            verdict, why = ResidualVerdict.BUG, f"{odd[0]} {odd[1][0]}"
         elif (tangled := _tangled_with([weighed[c] for c in case_ids], others)) is not None:
             hosts[number] = tangled[1] - 1
-            verdict, why = TANGLED, (f"in each of its {len(case_ids)} case(s) the observation that shows it also differs "
-                                     f"as {tangled[0]}: no value of its knobs can make that "
-                                     "observation match while the other difference stays, so the evidence cannot "
-                                     "say whether a knob explains it; set that difference right first")
+            verdict = ResidualVerdict.TANGLED
+            why = (f"in each of its {len(case_ids)} case(s) the observation that shows it also differs "
+                   f"as {tangled[0]}: no value of its knobs can make that "
+                   "observation match while the other difference stays, so the evidence cannot "
+                   "say whether a knob explains it; set that difference right first")
         else:
-            verdict, why = NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
+            verdict, why = ResidualVerdict.NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
         count = sum(len(weighed[c].missed | weighed[c].set_aside) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
@@ -229,7 +225,7 @@ def describe(found: Sequence[Cause], limit: int = 12) -> list[str]:
                   f"observation(s)); knobs looked at: {knobs}",
                   f"   why: {cause.why}", f"   first: {cause.example}"]
         for hidden in cause.hidden:
-            lines += [f"   beside it, {TANGLED}: {hidden.signature} ({len(hidden.cases)} case(s), {hidden.observations} "
+            lines += [f"   beside it, {ResidualVerdict.TANGLED}: {hidden.signature} ({len(hidden.cases)} case(s), {hidden.observations} "
                       f"observation(s)); knobs looked at: {', '.join(hidden.knobs[:6]) or 'no knob decides it'}",
                       f"     why: {hidden.why}", f"     first: {hidden.example}"]
     if len(found) > limit:

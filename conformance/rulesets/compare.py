@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import variants
+from conformance.corpus.transcripts import Transcript
 from conformance.rulesets.replay import (
     Replay, Replayer, ReplayError, differing_fields, legal_differences, markdown_table, resolved, show,
     text_table, hand_written_cases,
 )
-from conformance.corpus.transcripts import Transcript
+from spec.vocabulary import ExitCode
 
 LEGAL_LINES_SHOWN = 5  # per transcript in the text and Markdown outputs; JSON has them all
 # the result field a transcript's one-line headline prefers, in order
@@ -307,15 +308,15 @@ def main(args: argparse.Namespace) -> int:
     names = list(args.profiles)
     if len(names) < 2:
         print("thousand compare: expected at least two profiles (name or name+option)", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         differences = knob_differences(names)
     except ReplayError as exc:
         print(f"thousand compare: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     found = None if args.no_impact else impact(names, args.include)
     if args.json:
         print(json.dumps(compare_json(names, differences, found, args.show_all), indent=2))
     else:
         print(render(names, differences, found, args.show_all, markdown=args.markdown), end="")
-    return 1 if found and any(replay.error for item in found for replay in item.replays) else 0
+    return ExitCode.FAILED if found and any(replay.error for item in found for replay in item.replays) else ExitCode.PASSED

@@ -20,6 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import variants
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
+from spec.vocabulary import ExitCode
 
 def knob_values(rules: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """``section.knob`` -> value of resolved rules."""
@@ -152,10 +153,10 @@ def main(args: argparse.Namespace) -> int:
         specs = bundled_profiles(args.profile)
     except ProfileError as exc:
         print(f"thousand coverage: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if not specs:
         print(f"thousand coverage: no profile matches {', '.join(args.profile)}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     report = coverage(specs, cases)
     print(json.dumps(as_json(report), indent=2, ensure_ascii=False) if args.json else as_text(report))
-    return 1 if any(entry.missing for knobs in report.values() for entry in knobs.values()) else 0
+    return ExitCode.FAILED if any(entry.missing for knobs in report.values() for entry in knobs.values()) else ExitCode.PASSED

@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import variants
+from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
-from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
+from spec.vocabulary import ExitCode, Phase
 
 TIMEOUT = 10.0
 DEFAULT_MATCH_STATE: dict[str, Any] = {
@@ -346,7 +347,7 @@ class _CaseReplay:
         self.replayer._ask("match", profile=self.profile, document=self.replayer._document(self.profile), state=state)
         previous: dict[str, Any] | None = None
         for number, deal in enumerate(self.case.deals, start=1):
-            if previous is not None and previous["phase"] != "deal_over":
+            if previous is not None and previous["phase"] != Phase.DEAL_OVER:
                 self._stop_between(number, previous)
                 return
             if not self._play_deal(number, deal):
@@ -354,7 +355,7 @@ class _CaseReplay:
             previous = self.replayer._ask("state")["state"]
 
     def _stop_between(self, number: int, state: dict[str, Any]) -> None:
-        if state["phase"] == "match_over":
+        if state["phase"] == Phase.MATCH_OVER:
             message = f"not played: the match ended in deal {number - 1} (winner {show(state.get('winner'))})"
             self.result.divergence = Divergence(number, None, None, "match_over", message)
         else:
@@ -387,7 +388,7 @@ class _CaseReplay:
     def _play_step(self, number: int, index: int, action: str, record: DealRecord) -> None:
         legal = self._legal_waiving_claims(number, index, action, record)
         self.result.legal[f"{number}.{index}"] = sorted(legal)
-        if action == "no_redeal" and "no_redeal" not in legal and self._phase() != "claim":
+        if action == "no_redeal" and "no_redeal" not in legal and self._phase() != Phase.CLAIM:
             self._note(number, index, "this profile opens no claim window here: `no_redeal` dropped")
             return
         action = self._adapt_marriage(number, index, action, legal)
@@ -825,21 +826,21 @@ def main(args: argparse.Namespace) -> int:
         case = load_case(args.case_id)
     except ReplayError as exc:
         print(f"thousand replay: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     if args.save_case is not None and len(names) != 1:
         print("thousand replay: --save-case needs exactly one profile (--profiles ./house.yaml)", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     replays = replay_case(case, names)
     if args.save_case is not None and not replays[0].error:
         try:
             path = save_case(case, replays[0], args.save_case)
         except (ReplayError, OSError) as exc:
             print(f"thousand replay: {exc}", file=sys.stderr)
-            return 1
+            return ExitCode.FAILED
         print(f"wrote {path}: check its expected values against your rules; then "
               f"thousand coverage --cases {args.save_case} --profile {names[0]}", file=sys.stderr)
     if args.json:
         print(json.dumps({"case": case.id, "title": case.title, "replays": [r.to_json() for r in replays]}, indent=2))
     else:
         print(render_replay(case, replays, markdown=args.markdown), end="")
-    return 1 if any(r.error for r in replays) else 0
+    return ExitCode.FAILED if any(r.error for r in replays) else ExitCode.PASSED

@@ -236,6 +236,7 @@ def test_serve_names_the_mutant_in_the_start_reply() -> None:
     assert done.returncode == 0
 
 
+@pytest.mark.slow
 def test_serve_under_house_rules_declares_a_list(tmp_path: Path) -> None:
     """A realistic double: house rules, a mistake no knob expresses and a list declaration."""
     house = tmp_path / "oak.yaml"
@@ -299,6 +300,7 @@ def test_count_steps_reads_every_deal(tmp_path: Path) -> None:
     assert matrix.count_steps([tmp_path]) == {"p/s/two-deals": 3}
 
 
+@pytest.mark.slow
 def test_a_broken_reference_fails_naming_the_first_diverging_step_and_the_knob() -> None:
     """The reference with one rule broken (no duty to beat) fails where the duty first matters."""
     import subprocess

@@ -59,6 +59,7 @@ def test_the_starter_subset_is_well_formed() -> None:
     assert len(profiles) >= 3, f"the starter subset covers only {sorted(profiles)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", sorted(ADAPTERS))
 def test_the_adapter_passes_every_starter_case(language: str, tmp_path: Path) -> None:
     command = ADAPTERS[language]

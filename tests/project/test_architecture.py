@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -22,9 +23,21 @@ ALLOWED: dict[str, set[str]] = {
 PROFILE_NAMES = ("gambler-club", "repino-2013", "polish-tournament", "skill-games", "classic", "polish")
 
 
+@functools.cache
+def _parsed(path: Path, stamp: int) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def parsed(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per version of the file (the checks below walk every
+    module of the project several times; a probe file written by a test is a new version)."""
+    stat = path.stat()
+    return _parsed(path, stat.st_mtime_ns * 1_000_003 + stat.st_size)
+
+
 def imported_project_packages(path: Path) -> set[str]:
     """The project packages that a module imports (absolute imports only)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     found: set[str] = set()
     for node in ast.walk(tree):
         names: list[str] = []
@@ -70,7 +83,7 @@ def test_no_code_branches_on_a_profile_name(package: str) -> None:
     """Behaviour comes from knobs: no string literal in code names a bundled profile."""
     offenders = []
     for path in modules_of(package):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in PROFILE_NAMES:
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
@@ -102,7 +115,7 @@ def room_of(path: Path) -> str | None:
 
 def imported_rooms(path: Path) -> set[str]:
     """The rooms of conformance/ that a module imports, absolute or relative."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = parsed(path)
     here = path.relative_to(ROOT).with_suffix("").parts
     found: set[str] = set()
     for node in ast.walk(tree):

@@ -11,6 +11,7 @@ from tests.support.paths import ROOT
 PACKAGES = [name for name in ("reference_impl", "variants", "conformance", "sitegen", "mutants") if (ROOT / name).is_dir()]
 
 
+@pytest.mark.slow
 def test_mypy_strict() -> None:
     pytest.importorskip("mypy")
     run = subprocess.run([sys.executable, "-m", "mypy", "--strict", *PACKAGES],

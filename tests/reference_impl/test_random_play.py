@@ -19,6 +19,8 @@ from reference_impl import MatchState, RefusedActionError, Rules, deal_random
 from tests.support.play import play_deal, play_match
 
 NAMES = profile_names()
+# The fast tier plays the six bundled profiles; their options (over fifty) run with the slow tests.
+PROFILES_FIRST = [name if "+" not in name else pytest.param(name, marks=pytest.mark.slow) for name in NAMES]
 
 
 
@@ -31,7 +33,7 @@ NAMES = profile_names()
 
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", PROFILES_FIRST)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_play_keeps_the_invariants(name: str, seed: int) -> None:
@@ -81,6 +83,7 @@ def house_rules(rng: random.Random) -> dict[str, Any] | None:
     return doc
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_play_under_drawn_house_rules_keeps_the_invariants(seed: int) -> None:

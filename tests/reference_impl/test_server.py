@@ -12,13 +12,8 @@ from tests.support.engine import document
 
 from reference_impl.server import Server, main, serve
 from tests.support.paths import ROOT
+from tests.support.server import HANDS, TALON
 
-HANDS = [
-    ["AS", "10S", "KS", "QS", "JS", "9S", "AC"],
-    ["10C", "KC", "QC", "JC", "9C", "AD", "10D"],
-    ["KD", "QD", "JD", "9D", "AH", "10H", "KH"],
-]
-TALON = ["QH", "JH", "9H"]
 
 
 def ask(server: Server, request: dict[str, Any] | str) -> dict[str, Any]:

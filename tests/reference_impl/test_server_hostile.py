@@ -54,7 +54,7 @@ def test_each_hostile_line_gets_errored_and_the_next_line_is_served() -> None:
 
 def test_a_dealer_given_as_true_is_not_seat_one() -> None:
     from tests.support.engine import document
-    from test_server import HANDS, TALON
+    from tests.support.server import HANDS, TALON
 
     server = Server()
     assert server.handle_line(json.dumps({"cmd": "match", "seq": 1, "document": document("polish")})) == {"seq": 1, "ok": True}

@@ -56,12 +56,14 @@ def _tail(text: str) -> str:
     return "\n".join(flagged or text.splitlines()[-30:])[-4000:]
 
 
+@pytest.mark.slow
 def test_the_generated_pages_are_current() -> None:
     done = subprocess.run([sys.executable, "-m", "sitegen", "--check"], cwd=ROOT,
                           capture_output=True, text=True, timeout=HANG_GUARD)
     assert done.returncode == 0, f"python -m sitegen --check failed:\n{done.stdout}{done.stderr}"
 
 
+@pytest.mark.slow
 def test_the_strict_build_passes(strict_build: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     done, folder = strict_build
     assert done.returncode == 0, f"mkdocs build --strict failed:\n{_tail(done.stderr)}"
@@ -143,6 +145,7 @@ class _Tables(html.parser.HTMLParser):
             self._cell.append(data)
 
 
+@pytest.mark.slow
 def test_the_comparison_page_shows_all_six_profiles(chromium: str, served: tuple[str, type[_Handler]],
                                                      tmp_path: Path) -> None:
     """Each profile has a column, except one folded into its parent's, which the page names and explains."""
@@ -189,6 +192,7 @@ poll();
 """
 
 
+@pytest.mark.slow
 def test_search_finds_the_barrel(chromium: str, served: tuple[str, type[_Handler]], site: Path, tmp_path: Path) -> None:
     base, handler = served
     (site / "search-harness.html").write_text(_HARNESS.replace("REPORT", REPORT_PATH), encoding="utf-8")
@@ -293,6 +297,7 @@ def html_unescape(text: str) -> str:
     return html.unescape(text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", NEW_PAGES)
 def test_every_new_page_loads(chromium: str, served: tuple[str, type[_Handler]], page: str, tmp_path: Path) -> None:
     base, _ = served
@@ -303,6 +308,7 @@ def test_every_new_page_loads(chromium: str, served: tuple[str, type[_Handler]],
     assert "shared/" not in done.stdout, f"{page} names a path outside the repository"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ("compare/", "compare-deals/"))
 def test_no_horizontal_overflow_at_1400(chromium: str, served: tuple[str, type[_Handler]], site: Path,
                                         page: str, tmp_path: Path) -> None:
@@ -312,6 +318,7 @@ def test_no_horizontal_overflow_at_1400(chromium: str, served: tuple[str, type[_
     assert found["widest"] <= found["main_right"] + 1, f"content sticks out of {page}'s main column: {found}"
 
 
+@pytest.mark.slow
 def test_the_comparison_page_is_usable_at_400(chromium: str, served: tuple[str, type[_Handler]], site: Path,
                                               tmp_path: Path) -> None:
     base, _ = served
@@ -341,6 +348,7 @@ def _search(chromium: str, served: tuple[str, type[_Handler]], site: Path, tmp_p
     return list(handler.reports[-1]["results"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("word", ("rospis", "bomb"))
 def test_search_finds_the_local_names_of_giving_up(chromium: str, served: tuple[str, type[_Handler]], site: Path,
                                                    tmp_path: Path, word: str) -> None:
@@ -410,6 +418,7 @@ PYTHON_REPR = re.compile(r"mappingproxy|\{'|\('[^'\n]*',|\['[^'\n]*'[,\]]|\b(?:T
 SOURCE_BLOCK = re.compile(r'<div class="highlight"><pre>(?:(?!</pre>).)*?<span class="(?:k[ct]?|g[di])">.*?</pre></div>', re.S)
 
 
+@pytest.mark.slow
 def test_no_page_shows_a_python_repr(site: Path) -> None:
     """Every value on every built page is in words or JSON: no frozen mapping, no Python
     quoting, no True/False/None (outside code blocks that show source code)."""
@@ -430,6 +439,7 @@ def _dom(chromium: str, base: str, page: str, profile: Path) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_the_knob_reference_lists_every_knob_with_its_allowed_values(chromium: str, served: tuple[str, type[_Handler]],
                                                                      tmp_path: Path) -> None:
     from variants.schema import rule_sections
@@ -446,6 +456,7 @@ def test_the_knob_reference_lists_every_knob_with_its_allowed_values(chromium: s
     assert "<code>auction.stop_at: null</code>" in _dom(chromium, base, "profiles/classic/", tmp_path / "profile")
 
 
+@pytest.mark.slow
 def test_the_same_deal_page_is_readable_at_400(chromium: str, served: tuple[str, type[_Handler]], site: Path,
                                                tmp_path: Path) -> None:
     base, _ = served
@@ -457,6 +468,7 @@ def test_the_same_deal_page_is_readable_at_400(chromium: str, served: tuple[str,
     assert wide["tallest_replay_header"] < 200, f"a replay table's header is too tall at 1400 px: {wide}"
 
 
+@pytest.mark.slow
 def test_a_case_page_shows_each_steps_legal_set(chromium: str, served: tuple[str, type[_Handler]], tmp_path: Path) -> None:
     base, _ = served
     dom = _dom(chromium, base, "cases/gambler-club/auction/bidding-stops-at-120-first/", tmp_path / "profile")

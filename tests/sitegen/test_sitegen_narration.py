@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import variants
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from sitegen.narrate import stories
@@ -19,6 +21,7 @@ def expected_winners(deal: dict[str, Any]) -> dict[int, int]:
     return found
 
 
+@pytest.mark.slow
 def test_the_narrated_trick_winners_match_every_expected_trick_won_event() -> None:
     checked, wrong = 0, []
     for case in discover([CASES_DIR]):

@@ -101,6 +101,7 @@ def test_every_profile_citation_names_a_listed_section() -> None:
     assert not problems, "\n".join(problems)
 
 
+@pytest.mark.slow
 def test_every_transcript_citation_names_a_listed_section_or_a_ruling() -> None:
     sources, problems = _sources(), []
     for case in discover([CASES_DIR, GENERATED_DIR]):

@@ -58,6 +58,7 @@ def test_thousand_new_refuses_a_bad_name_or_parent(tmp_path: Path, capsys: pytes
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_coverage_of_a_house_file_names_the_changed_value(tmp_path: Path) -> None:
     path = tmp_path / "kitchen.yaml"
     path.write_text(page_example(), encoding="utf-8")

@@ -8,6 +8,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -63,6 +64,7 @@ def mutate(document: dict[str, Any], data: st.DataObject) -> None:
             pass  # the first swap changed the structure under the second path
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(name=st.sampled_from(sorted(BASES)), data=st.data(), rounds=st.integers(1, 3))
 def test_mutated_profiles_give_a_profile_or_a_profile_error(name: str, data: st.DataObject, rounds: int) -> None:

@@ -64,6 +64,7 @@ def test_a_re_expected_case_takes_every_value_from_the_oracle(rules: Path, cases
     assert all("expect" in s or "refused" in s for s in steps)
 
 
+@pytest.mark.slow
 def test_the_house_run_writes_the_ordinary_report(rules: Path, cases: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "r.json"
@@ -97,6 +98,7 @@ def test_a_case_the_oracle_cannot_play_is_a_case_bug(rules: Path, cases: Path) -
     assert not hasattr(bug, "deals") and "could not play this case" in bug.message
 
 
+@pytest.mark.slow
 def test_failures_under_a_bundled_profile_end_with_the_fit_command_to_run_next(capsys: pytest.CaptureFixture[str]) -> None:
     mutant = [sys.executable, "-m", "mutants.serve", "must-beat-missing"]
     code = main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*", "--", *mutant])

@@ -33,9 +33,21 @@ def test_markdown_counts_sections_and_failures(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert out.startswith("## Thousand conformance: my-engine 2.1")
     assert "3 (case, profile) pairs: 1 pass, 1 fail, 1 skipped." in out
-    assert "| auction | 1 | 1 | 0 | 0 | 0 | 0 |" in out  # both auction pairs, one failing
-    assert "| play | 0 | 1 | 0 | 0 | 0 | 0 |" in out
+    # columns: pass, fail, error, timeout, skipped, not_declared, case_bug (spec.vocabulary.OUTCOMES)
+    assert "| auction | 1 | 1 | 0 | 0 | 0 | 0 | 0 |" in out  # both auction pairs, one failing
+    assert "| play | 0 | 1 | 0 | 0 | 0 | 0 | 0 |" in out
     assert "- `polish/play/b [polish]` fail: legal actions differ" in out
+
+
+def test_pairs_whose_profile_is_not_declared_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every pair the report holds is counted in the summary and the table: 4 pairs, 1 + 1 + 1 + 1."""
+    undeclared = {"id": "classic/play/d", "title": "D", "profile": "classic", "outcome": "not_declared", "seconds": 0.0,
+                  "knobs": ["play.must_beat"], "message": "", "details": {}}
+    assert cli.main(["report", str(write(tmp_path, {**REPORT, "results": [*REPORT["results"], undeclared]})),
+                     "--markdown"]) == 0
+    out = capsys.readouterr().out
+    assert "4 (case, profile) pairs: 1 pass, 1 fail, 1 skipped, 1 not_declared." in out
+    assert "| play | 0 | 1 | 0 | 0 | 0 | 1 | 0 |" in out
 
 
 def test_text_is_the_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -52,6 +52,7 @@ def _deciding(request: pytest.FixtureRequest, case: Transcript, ask: knobs.Ask) 
     return deciding
 
 
+@pytest.mark.slow
 def test_every_hand_written_case_lists_the_knobs_that_decide_it(request: pytest.FixtureRequest) -> None:
     ask, wrong = in_process(), []
     for case in _cases(CASES_DIR):
@@ -62,6 +63,7 @@ def test_every_hand_written_case_lists_the_knobs_that_decide_it(request: pytest.
     assert not wrong, f"{len(wrong)} cases do not list the knobs that decide them:\n" + "\n".join(wrong)
 
 
+@pytest.mark.slow
 def test_generated_transcripts_carry_their_computed_knobs(request: pytest.FixtureRequest) -> None:
     """A sample (the full check is ``python tools/case_knobs.py --check``, minutes long)."""
     paths = random.Random(11).sample(sorted(GENERATED_DIR.rglob("*.yaml")), 3)

@@ -8,6 +8,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from conformance.cli import main
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 
@@ -29,10 +31,12 @@ def test_no_hand_written_case_is_marked_generated() -> None:
     assert not [case.id for case in hand_written() if case.generated]
 
 
+@pytest.mark.slow
 def test_every_used_knob_value_has_a_case(capsys: object) -> None:
     assert main(["coverage"]) == 0
 
 
+@pytest.mark.slow
 def test_the_reference_passes_the_whole_corpus(tmp_path: Path) -> None:
     """The main job, run as a user runs it: the reference as a subprocess of the runner."""
     report = tmp_path / "report.json"

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ def mutate(source: str, edits: list[tuple[int, int, str]]) -> bytes:
 PROFILE = (PROFILES_DIR / "classic.yaml").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(EDIT, min_size=1, max_size=4))
 def test_fuzzed_profile_bytes_give_a_profile_or_a_profile_error(edits: list[tuple[int, int, str]]) -> None:
@@ -56,6 +58,7 @@ def test_fuzzed_profile_bytes_give_a_profile_or_a_profile_error(edits: list[tupl
             assert isinstance(result, ResolvedProfile)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(EDIT, min_size=1, max_size=4))
 def test_fuzzed_transcript_bytes_give_a_transcript_or_a_case_bug(edits: list[tuple[int, int, str]]) -> None:
@@ -81,6 +84,7 @@ REQUEST_PIECES = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(st.lists(REQUEST_PIECES, max_size=8).map(b"".join), min_size=1, max_size=5))
 def test_every_fuzzed_line_gets_one_json_reply(lines: list[bytes]) -> None:
@@ -98,6 +102,7 @@ def test_every_fuzzed_line_gets_one_json_reply(lines: list[bytes]) -> None:
             assert isinstance(reply["errored"]["message"], str) and len(reply["errored"]["message"]) <= 300
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(request=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
                             lambda inner: st.lists(inner, max_size=3) | st.dictionaries(

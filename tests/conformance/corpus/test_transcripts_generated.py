@@ -19,12 +19,14 @@ def files() -> dict[Path, str]:
     return generate.generate(names, 2, runner.REFERENCE_COMMAND, 30.0)
 
 
+@pytest.mark.slow
 def test_generation_is_deterministic(files: dict[Path, str]) -> None:
     names = sorted({path.parts[0] for path in files})
     again = generate.generate(names, 2, runner.REFERENCE_COMMAND, 30.0)
     assert again == files
 
 
+@pytest.mark.slow
 def test_generated_files_are_valid_transcripts_and_check_finds_changes(files: dict[Path, str], tmp_path: Path) -> None:
     for relative, text in files.items():
         (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
@@ -46,6 +48,7 @@ def test_the_deck_is_dealt_seven_seven_seven_three() -> None:
     assert len({card for hand in hands for card in hand} | set(talon)) == 24
 
 
+@pytest.mark.slow
 def test_nothing_is_generated_from_an_implementation_that_fails_hand_written_cases(tmp_path: Path) -> None:
     """Generated transcripts are checked against the hand-written ones, not the other way round."""
     import sys

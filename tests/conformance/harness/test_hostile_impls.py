@@ -182,12 +182,14 @@ def test_a_reply_nested_too_deeply_is_that_case_s_error(tmp_path: Path) -> None:
     assert "nested too deeply" in case["message"]
 
 
+@pytest.mark.slow
 def test_an_implementation_that_never_reads_times_out(tmp_path: Path) -> None:
     run = verify(tmp_path, "no_read")
     assert run.code == 1 and set(run.outcomes().values()) == {"timeout"}
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_huge_values_are_clipped_in_both_reports(tmp_path: Path) -> None:
     run = verify(tmp_path, "big_state")
     assert run.code == 1
@@ -205,6 +207,7 @@ def test_a_helper_that_calls_setsid_does_not_survive_the_run(tmp_path: Path) -> 
 
 # --- signals ---------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
 def test_a_signal_mid_run_writes_both_reports_marked_interrupted(tmp_path: Path, signum: int, code: int) -> None:
     run = verify(tmp_path, "hang_after_match", "--timeout", "50", at_marker=signum)
@@ -215,6 +218,7 @@ def test_a_signal_mid_run_writes_both_reports_marked_interrupted(tmp_path: Path,
     assert len(run.err.strip().splitlines()) <= 2  # the progress line at most, and one line
 
 
+@pytest.mark.slow
 def test_a_signal_while_loading_writes_reports_and_exits_143(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.mkdir()
@@ -233,6 +237,7 @@ def test_a_signal_while_loading_writes_reports_and_exits_143(tmp_path: Path) -> 
 
 # --- the bundled reference cannot be replaced by files in the current directory ----------
 
+@pytest.mark.slow
 def test_a_reference_impl_folder_in_the_cwd_is_not_started(tmp_path: Path) -> None:
     fake_package = tmp_path / "cwd" / "reference_impl"
     fake_package.mkdir(parents=True)

@@ -293,6 +293,7 @@ def test_a_partial_implementation_is_checked_on_the_rest(tmp_path: Path) -> None
 
 # --- issue 11's acceptance ----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_must_beat_mutant_is_explained_by_one_group_naming_the_duty_to_beat(tmp_path: Path) -> None:
     # polish's play cases and 40 generated polish deals, copied so that only they are loaded
     cases, generated = tmp_path / "cases", tmp_path / "generated"

@@ -4,36 +4,18 @@ and observe reads the same record either way."""
 from __future__ import annotations
 
 import json
-import random
 from typing import Any
+
+import pytest
 
 import variants
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import observe
-from reference_impl import deal_random
 from reference_impl.server import Server
+from tests.support.server import random_requests
 
 
-def _requests(seed: int, steps: int) -> list[dict[str, Any]]:
-    """A match, a deal and ``steps`` random actions (legal most often), each with its state."""
-    hands, talon = deal_random(seed)
-    requests: list[dict[str, Any]] = [
-        {"cmd": "match", "profile": "classic", "document": variants.resolve("classic").to_document(), "document_key": "k"},
-        {"cmd": "deal", "dealer": 0, "hands": [[c.code for c in h] for h in hands], "talon": [c.code for c in talon]},
-        {"cmd": "state"},
-    ]
-    rng = random.Random(seed)
-    probe = Server()  # plays along to choose actions from the legal sets
-    for request in requests:
-        probe._answer(request, probe.handlers)
-    for _ in range(steps):
-        legal = probe._answer({"cmd": "legal"}, probe.handlers)["actions"]
-        action = rng.choice(legal) if legal and rng.random() < 0.8 else rng.choice(["pass", "bid 95", "play AS", "give_up"])
-        for request in ({"cmd": "legal"}, {"cmd": "apply", "action": action}, {"cmd": "state"}):
-            requests.append(request)
-            probe._answer(request, probe.handlers)
-    return requests
 
 
 def _one_by_one(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -50,13 +32,13 @@ def _batched(requests: list[dict[str, Any]], states: str) -> list[dict[str, Any]
 
 def test_a_batch_answers_as_the_requests_one_by_one() -> None:
     for seed in range(12):
-        requests = _requests(seed, 30)
+        requests = random_requests(seed, 30)
         assert _batched(requests, "full") == _one_by_one(requests)
 
 
 def test_states_as_changes_rebuild_the_full_states() -> None:
     for seed in range(12):
-        requests = _requests(seed, 30)
+        requests = random_requests(seed, 30)
         full, changes = _one_by_one(requests), _batched(requests, "changes")
         state: dict[str, Any] = {}
         shrunk = 0
@@ -95,7 +77,7 @@ def test_a_match_state_left_out_is_the_start_of_a_match() -> None:
     start = {"scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
              "barrel": [{"on": False, "attempts": 0, "failed_visits": 0} for _ in range(3)]}
     for seed in range(4):
-        requests = _requests(seed, 20)
+        requests = random_requests(seed, 20)
         match = requests[0]
         whole = _batched([{**match, "state": start}, *requests[1:]], "changes")
         assert _batched(requests, "changes") == whole
@@ -109,6 +91,7 @@ def test_the_start_reply_declares_the_extension() -> None:
     assert Server().handle_line('{"cmd": "start", "seq": 1, "version": 1}')["extensions"] == ["batch", "playout", "expectations"]
 
 
+@pytest.mark.slow
 def test_observe_reads_the_same_record_in_one_request_as_step_by_step() -> None:
     cases = [c for c in discover([CASES_DIR]) if isinstance(c, Transcript)][::9]
     documents = {name: variants.resolve(name).to_document() for name in {c.profiles[0] for c in cases}}

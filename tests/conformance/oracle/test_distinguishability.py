@@ -121,12 +121,14 @@ def label(profile: str, knob: str, value: Any) -> str:
     return f"{profile} {knob}={json.dumps(value, sort_keys=True)}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_value_that_applies_is_told_apart(profile: str) -> None:
     missing = [name for name in (label(profile, *gap) for gap in gaps(profile)) if name not in ALLOWED]
     assert not missing, "no case plays differently under " + "; ".join(missing)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", OPTIONS)
 def test_every_value_of_an_option_is_told_apart(option: str) -> None:
     """The knobs an option sets: each other value plays differently on some case of the option."""
@@ -134,6 +136,7 @@ def test_every_value_of_an_option_is_told_apart(option: str) -> None:
     assert not missing, "no case plays differently under " + "; ".join(missing)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES + OPTIONS)
 def test_the_allow_list_holds_only_gaps(profile: str) -> None:
     """An allowed value some case now tells apart is taken off the list."""

@@ -19,6 +19,7 @@ from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import evidence, expectation, observe
 from reference_impl.server import Server
 from tests.support.paths import FIXTURES
+from tests.support.server import random_requests
 
 HOUSE = FIXTURES / "house"
 CLASSIC_HOUSE = str(HOUSE / "many-knobs.yaml")  # twelve knobs of classic changed
@@ -61,6 +62,7 @@ RULE_SETS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(RULE_SETS))
 def test_every_case_weighs_the_same_with_and_without_expectations(name: str) -> None:
     implementation, replayed = RULE_SETS[name]
@@ -92,6 +94,7 @@ def test_every_case_weighs_the_same_with_and_without_expectations(name: str) -> 
         assert read > 100  # and the replies that differ were read in full
 
 
+@pytest.mark.slow
 def test_a_partial_implementation_weighs_the_same_with_and_without_expectations() -> None:
     cases = _cases()[::3]
     documents = _documents(cases)
@@ -278,10 +281,8 @@ def test_states_as_changes_count_the_same_replies() -> None:
 
 
 def test_kept_requests_with_nothing_expected_are_answered_as_a_plain_batch() -> None:
-    from test_batch import _requests
-
     for seed in range(6):
-        requests = _requests(seed, 40)  # a match, a deal, random actions (some refused, some malformed)
+        requests = random_requests(seed, 40)  # a match, a deal, random actions (some refused, some malformed)
         plain = Server().handle_line(json.dumps({"cmd": "batch", "seq": 1, "states": "changes", "requests": requests}))
         kept = {"requests": requests[1:] + [{"cmd": "legal", "extra": 1}, {"cmd": "stop"}], "replies": None}
         kept["replies"] = [None] * len(kept["requests"])

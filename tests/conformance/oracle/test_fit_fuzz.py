@@ -66,6 +66,7 @@ def test_signatures_name_the_kind_the_phase_and_the_shape_of_a_difference() -> N
     assert observe.action_shape("play QD marriage") == "play marriage"
 
 
+@pytest.mark.slow
 def test_fit_recovers_one_changed_knob_on_a_few_cases(house: Path) -> None:
     cases = [load(CASES_DIR / f"{case_id}.yaml", CASES_DIR) for case_id in MUST_BEAT_CASES]
     fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)])
@@ -82,6 +83,7 @@ def test_fit_recovers_one_changed_knob_on_a_few_cases(house: Path) -> None:
     assert "polish/play/" in text  # the ruling names a case as evidence
 
 
+@pytest.mark.slow
 def test_fuzz_finds_a_mutant_and_saves_a_valid_transcript(tmp_path: Path) -> None:
     document = variants.resolve("polish").to_document()
     outcome = fuzz.fuzz([sys.executable, "-m", "mutants.serve", "must-beat-missing"], "polish", document,
@@ -92,6 +94,7 @@ def test_fuzz_finds_a_mutant_and_saves_a_valid_transcript(tmp_path: Path) -> Non
     assert main(["verify", "--cases", str(tmp_path), "--profile", "polish"]) == 0  # the reference passes it
 
 
+@pytest.mark.slow
 def test_fuzz_of_the_reference_against_itself_finds_nothing() -> None:
     assert main(["fuzz", "--profile", "classic", "--deals", "8", "--seed", "3", "--", *REFERENCE_COMMAND]) == 0
 
@@ -114,6 +117,7 @@ def test_fuzz_needs_exactly_one_source_of_rules() -> None:
     assert stop.value.code == 2
 
 
+@pytest.mark.slow
 def test_verify_rules_uses_the_reference_under_the_house_file_as_the_oracle(house: Path, tmp_path: Path) -> None:
     name = "polish/play/must-beat-the-card-led.yaml"
     (tmp_path / "cases" / name).parent.mkdir(parents=True)
@@ -136,6 +140,7 @@ def _fitted(tmp_path: Path, profile: str, rules: str, case_ids: list[str]) -> fi
         fitter.close()
 
 
+@pytest.mark.slow
 def test_fit_weighs_every_value_that_explains_the_sample(tmp_path: Path) -> None:
     # 780 and 790 both set the 800 rule's line past the 770 + 40 case; only 790 also counts the
     # 780-plus-40 case in full: the first value tried must not end the search
@@ -147,6 +152,7 @@ def test_fit_weighs_every_value_that_explains_the_sample(tmp_path: Path) -> None
     assert [[c.knob for c in record.changes] for record in result.accepted] == [["defender_lock.from"]]
 
 
+@pytest.mark.slow
 def test_fit_finds_two_knobs_that_change_the_same_deltas(tmp_path: Path) -> None:
     # a fourth bomb: the penalty from the second and 80 to each defender; either alone leaves
     # "deal_scored differs in deltas", but each sets some of the deltas right
@@ -165,6 +171,7 @@ def test_values_apart_counts_plain_values_field_by_field() -> None:
     assert evidence.values_apart({"a": 1}, {"a": 1, "b": 2}) == 1
 
 
+@pytest.mark.slow
 def test_fit_keeps_the_candidate_that_breaks_no_matching_case(tmp_path: Path) -> None:
     # the 800 rule from 810, or no 800 rule at all: both fix the cases where a defender goes
     # from 780 past 800, but only 810 keeps the defender capped at 990 from 775

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import sys
 
+import pytest
+
 from conformance.corpus.transcripts import Transcript
 from conformance.oracle import evidence, fit, observe, residual
+from spec.vocabulary import ResidualVerdict
 from tests.support.paths import FAKE_IMPLS
 
 TWO_FACED = [sys.executable, str(FAKE_IMPLS / "two_faced_reference.py")]
@@ -57,6 +60,7 @@ def test_the_same_answers_or_situations_not_shared_are_no_contradiction() -> Non
     assert residual.inconsistencies(records, cases) == {}
 
 
+@pytest.mark.slow
 def test_an_engine_answering_a_situation_two_ways_is_likely_a_bug() -> None:
     cases = fit.cases_for({"classic"}, [], ["classic/marriages/*"])
     fitter = fit.Fitter("classic", cases, TWO_FACED)
@@ -66,11 +70,11 @@ def test_an_engine_answering_a_situation_two_ways_is_likely_a_bug() -> None:
         fitter.close()
     assert result.residual, "the extra bid of every second match is no rule of any profile"
     found = residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", fitter.tried, fitter.by_id)
-    assert found and all(cause.verdict == residual.BUG for cause in found)
+    assert found and all(cause.verdict == ResidualVerdict.BUG for cause in found)
     assert any("answered otherwise" in cause.why for cause in found)
     # without the transcripts no situation is known, and the same residual is a missing rule
     blind = residual.causes(result.weighed, fitter.impl_records, result.exercised, "classic", fitter.tried)
-    assert [cause.verdict for cause in blind] == [residual.NO_KNOB] * len(blind)
+    assert [cause.verdict for cause in blind] == [ResidualVerdict.NO_KNOB] * len(blind)
 
 
 def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -> None:
@@ -123,23 +127,23 @@ def test_a_difference_only_ever_shown_beside_another_causes_is_tangled_not_a_mis
              "c": ([knocked_off(120), bolt(0)], [knocked_off(255), bolt(1)])}
     weighed = {c: evidence.weigh(_ended(c, ref), _ended(c, imp)) for c, (ref, imp) in pairs.items()}
     found = residual.causes(weighed, {c: _ended(c, imp) for c, (_ref, imp) in pairs.items()}, {}, "classic")
-    assert [(cause.cases, cause.verdict) for cause in found] == [(("a", "b"), residual.NO_KNOB)]
+    assert [(cause.cases, cause.verdict) for cause in found] == [(("a", "b"), ResidualVerdict.NO_KNOB)]
     [tangled] = found[0].hidden
-    assert (tangled.cases, tangled.verdict) == (("c",), residual.TANGLED)
+    assert (tangled.cases, tangled.verdict) == (("c",), ResidualVerdict.TANGLED)
     assert "barrel_left(knocked_off) differs in penalty" in tangled.signature
     assert "barrel.knock_off_penalty" in tangled.knobs
     assert "also differs as event[play] bolt differs in player" in tangled.why
     assert (found[0].observations, tangled.observations) == (2, 1)  # the replies of "a" and "b"; that of "c"
     lines = residual.describe(found)
     assert len([line for line in lines if line[0].isdigit()]) == 1
-    assert any(line.startswith(f"   beside it, {residual.TANGLED}: event[play] barrel_left") for line in lines)
+    assert any(line.startswith(f"   beside it, {ResidualVerdict.TANGLED}: event[play] barrel_left") for line in lines)
 
 
 def test_a_tangle_that_comes_back_round_stays_two_causes() -> None:
     """Each of two causes tangled with the other has no host to go beside: both are kept, and
     so is a third tangled with one of them (its chain never reaches a cause that is not)."""
     def cause(signature: str) -> residual.Cause:
-        return residual.Cause(residual.TANGLED, signature, (), (signature,), 1, "", "")
+        return residual.Cause(ResidualVerdict.TANGLED, signature, (), (signature,), 1, "", "")
 
     found = residual._folded([cause("x"), cause("y"), cause("z")], {0: 1, 1: 0, 2: 0})
     assert [c.signature for c in found] == ["x", "y", "z"] and not any(c.hidden for c in found)

@@ -36,6 +36,7 @@ def plain() -> fuzz.Outcome:
     return outcome
 
 
+@pytest.mark.slow
 def test_a_reference_failure_ahead_of_a_divergence_is_not_reported(plain: fuzz.Outcome, tmp_path: Path) -> None:
     # the reference exits at the second deal of its second match: trial 1, played ahead while
     # the implementation follows its first deal, where it diverges
@@ -48,6 +49,7 @@ def test_a_reference_failure_ahead_of_a_divergence_is_not_reported(plain: fuzz.O
     assert outcome.divergence == plain.divergence and found.shrink_steps == wanted.shrink_steps
 
 
+@pytest.mark.slow
 def test_a_shrink_has_the_reference_to_itself(plain: fuzz.Outcome, monkeypatch: pytest.MonkeyPatch) -> None:
     # every request posted to a process is noted with the thread that posted it and whether
     # a shrink was under way: none from the Lookahead's thread may come during a shrink

@@ -60,6 +60,7 @@ def test_stacked_deals_are_whole_decks() -> None:
         assert sorted(cards) == sorted(fuzz.DECK) and all(len(hand) == 7 for hand in deal.hands)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mutant", "profile", "seed"), [
     ("four-aces-where-off", "classic", "3"),  # four aces in one hand: a stacked deal (missed in 450 uniform deals)
     ("must-overtrump-added", "classic", "2"),  # two voids in a side suit and trumps to spare (missed in 450)

@@ -124,6 +124,7 @@ def sh(script: str) -> list[str]:
 
 # --- rows 1, 2, 5, 8: what an implementation sends is bounded; a broken one is exit 4 -------
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "impl", "words"), [
     ("big_state", None, "no more are read"),  # row 1: 6 MB strings in every state
     ("huge_legal", None, "600000 actions; at most 10000"),  # row 2
@@ -140,6 +141,7 @@ def test_fit_on_a_broken_implementation_is_exit_4_with_one_line_and_no_profile(
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_fit_gives_up_on_an_implementation_that_times_out_on_every_case(tmp_path: Path) -> None:
     run = fit(tmp_path, "--timeout", "0.2", impl=sh(f"while read l; do echo '{START_ONLY}'; sleep 300; done"),
               case="classic/bolts/*")
@@ -148,6 +150,7 @@ def test_fit_gives_up_on_an_implementation_that_times_out_on_every_case(tmp_path
     assert_clean(run)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "impl", "words"), [
     ("no_read_after_match", None, "no reply to 'deal'"),
     ("garbage", None, "not JSON: this is not JSON \\x1b[2J"),
@@ -172,6 +175,7 @@ def test_fuzz_reports_a_protocol_failure_as_such_and_saves_nothing(
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_fuzz_saves_a_divergence_as_a_valid_transcript_with_deals(tmp_path: Path) -> None:
     run = fuzz(tmp_path, mode="no_pass", deals="2")
     assert run.code == 1 and "1 finding in 2 deals" in run.out and "legal[auction]: missing pass" in run.out
@@ -183,6 +187,7 @@ def test_fuzz_saves_a_divergence_as_a_valid_transcript_with_deals(tmp_path: Path
     assert cli.main(["verify", "--cases", str(tmp_path / "saved"), "--timeout", "10"]) == 0
 
 
+@pytest.mark.slow
 def test_fuzz_under_6_mb_states_is_bounded(tmp_path: Path) -> None:  # row 1 for fuzz
     run = fuzz(tmp_path, mode="big_state", deals="2")
     assert run.code == 1 and "state" in run.out
@@ -192,6 +197,7 @@ def test_fuzz_under_6_mb_states_is_bounded(tmp_path: Path) -> None:  # row 1 for
 
 # --- row 4: helpers that leave the process group, and signals --------------------------
 
+@pytest.mark.slow
 def test_a_setsid_helper_survives_neither_fit_nor_fuzz(tmp_path: Path) -> None:
     run = fit(tmp_path, mode="setsid_helper")
     assert run.code == 0 and len(run.pids) >= 3  # the wrapper, its reference, the helper
@@ -202,6 +208,7 @@ def test_a_setsid_helper_survives_neither_fit_nor_fuzz(tmp_path: Path) -> None:
     assert_clean(run)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tool", "signum"), [("fit", signal.SIGTERM), ("fit", signal.SIGHUP), ("fuzz", signal.SIGTERM)])
 def test_a_signal_while_the_implementation_stops_reading_is_one_line(tmp_path: Path, tool: str, signum: int) -> None:
     runner = fit if tool == "fit" else fuzz
@@ -213,6 +220,7 @@ def test_a_signal_while_the_implementation_stops_reading_is_one_line(tmp_path: P
     assert_clean(run)
 
 
+@pytest.mark.slow
 def test_sigint_while_shrinking_names_the_seed_and_trial(tmp_path: Path) -> None:  # row 9
     run = fuzz(tmp_path, "--seed", "s7", "--timeout", "60", mode="no_pass_slow_shrink", at_marker=signal.SIGINT)
     assert run.code == 130
@@ -222,6 +230,7 @@ def test_sigint_while_shrinking_names_the_seed_and_trial(tmp_path: Path) -> None
 
 # --- rows 7 and 10: names from an implementation, escaped and clipped ---------------------
 
+@pytest.mark.slow
 def test_fit_cleans_and_clips_the_name_it_writes_and_the_file_validates(tmp_path: Path) -> None:
     run = fit(tmp_path, mode="control_name")
     assert run.code == 0, run.err
@@ -433,6 +442,7 @@ def every_knob_house(folder: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_verify_and_fuzz_play_a_large_house_file_that_sets_every_knob(tmp_path: Path) -> None:
     house = every_knob_house(tmp_path)
     assert len(json.dumps(variants.resolve(str(house)).to_document())) > 1024 * 1024  # as the runner once sent it

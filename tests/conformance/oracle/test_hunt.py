@@ -35,6 +35,7 @@ def saved_below(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_fuzz_finds_each_of_two_mistakes_and_saves_one_transcript_per_cause(tmp_path: Path,
                                                                             capsys: pytest.CaptureFixture[str]) -> None:
     found = tmp_path / "found"
@@ -58,6 +59,7 @@ def test_fuzz_finds_each_of_two_mistakes_and_saves_one_transcript_per_cause(tmp_
     assert shows[MUST_BEAT] and shows[MARRIAGES], shows
 
 
+@pytest.mark.slow
 def test_a_known_mistake_is_passed_over_and_only_the_other_is_found(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "must-beat.json"
@@ -80,6 +82,7 @@ def test_a_known_mistake_is_passed_over_and_only_the_other_is_found(tmp_path: Pa
     assert headlines and all(known.cause_of(line.split(". ", 1)[1].split(": ")[0], ()) is None for line in headlines)
 
 
+@pytest.mark.slow
 def test_the_path_after_fit_rules_a_list_declaration_and_a_bug_no_knob_expresses(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """D differs from classic in one knob (a 300 maximum) and has a bug no knob expresses; it
@@ -105,6 +108,7 @@ def test_the_path_after_fit_rules_a_list_declaration_and_a_bug_no_knob_expresses
     assert replay(found, [sys.executable, "-m", "reference_impl.server", "--rules", str(fitted)], "--rules", str(fitted)) == 0
 
 
+@pytest.mark.slow
 def test_a_known_report_that_is_not_one_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad, wrong = tmp_path / "bad.json", tmp_path / "wrong.json"
     bad.write_text("{not json", encoding="utf-8")
@@ -117,6 +121,7 @@ def test_a_known_report_that_is_not_one_is_a_usage_error(tmp_path: Path, capsys:
         assert "Traceback" not in "".join(err)
 
 
+@pytest.mark.slow
 def test_verify_sets_known_root_causes_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report, again = tmp_path / "first.json", tmp_path / "again.json"
     command = [*SERVE, MUST_BEAT]

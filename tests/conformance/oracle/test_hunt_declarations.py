@@ -45,6 +45,7 @@ def has_refusal(case: Transcript) -> bool:
     return any("refused" in step for deal in case.deals for step in deal["steps"])
 
 
+@pytest.mark.slow
 def test_own_rules_are_checked_against_whatever_the_runner_names(tmp_path: Path, table: Path,
                                                                 capsys: pytest.CaptureFixture[str]) -> None:
     own = [*OWN_RULES, str(table)]
@@ -65,6 +66,7 @@ def test_own_rules_are_checked_against_whatever_the_runner_names(tmp_path: Path,
     assert "no new divergence in" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_refusals_without_a_reason_are_checked_as_refusals(tmp_path: Path, table: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     plain = [*OWN_RULES, "--no-reasons", "--list", "classic", "classic"]

@@ -84,6 +84,7 @@ def twin(draw: Callable[[Any], Any], value: Any) -> Any:
     return copy.copy(value)
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_same_and_equal_agree_with_the_plain_walk(data: st.DataObject) -> None:
@@ -150,6 +151,7 @@ def records() -> Iterator[dict[str, list[observe.CaseRecord]]]:
     yield found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("told", [False, True])
 def test_compare_on_real_records_is_the_plain_compare(records: dict[str, list[observe.CaseRecord]],
                                                       monkeypatch: pytest.MonkeyPatch, told: bool) -> None:
@@ -190,6 +192,7 @@ def changed(record: observe.CaseRecord, draw: Callable[[Any], Any]) -> observe.C
     return observe.CaseRecord(record.case_id, tuple(steps), record.ended)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck),
           phases=[Phase.explicit, Phase.reuse, Phase.generate])  # a shrink of whole records takes minutes
 @given(st.data())

@@ -62,6 +62,7 @@ def _ask(item: Item) -> observe.Replay:
     return observe.Replay(case, "classic", document, (), expected)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [list(REFERENCE_COMMAND), KEEPING_TWO, DYING], ids=["reference", "keeping-two", "dying"])
 @pytest.mark.parametrize("ahead", [1, 3])
 def test_replays_are_the_records_observe_makes_one_by_one(items: list[Item], command: list[str], ahead: int,
@@ -88,6 +89,7 @@ def test_replays_are_the_records_observe_makes_one_by_one(items: list[Item], com
     assert [record.ended for record in again] == [record.ended for record in wanted]
 
 
+@pytest.mark.slow
 def test_two_reference_processes_replay_as_one(items: list[Item]) -> None:
     one, two = observe.Pool(REFERENCE_COMMAND, 1, batch=True), observe.Pool(REFERENCE_COMMAND, 2, batch=True)
     try:

@@ -69,6 +69,7 @@ def test_an_option_differs_only_in_its_own_knobs() -> None:
         assert knobs and all(k.split(".")[0] in {"barrel", "marriages"} for k in knobs)
 
 
+@pytest.mark.slow
 def test_gambler_club_and_polish_rule_differences_with_sources(gambler_club_vs_polish: str) -> None:
     rules = gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[0]
     for knob in ("auction.bid_step", "play.must_beat", "play.must_overtrump", "scoring.defender_rounding",
@@ -103,6 +104,7 @@ def test_a_refused_step_is_reported_as_a_divergence_not_skipped(gambler_club_vs_
     assert "refused: must_beat" in gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[1]
 
 
+@pytest.mark.slow
 def test_compare_json_and_markdown() -> None:
     code, out, _ = run("compare", "gambler-club", "polish", "--json", "-k", WORKED_EXAMPLE)
     data = json.loads(out)
@@ -117,6 +119,7 @@ def test_compare_json_and_markdown() -> None:
     assert "| scoring.defender_rounding |" in page and "**[160, 20, 10]**" in page
 
 
+@pytest.mark.slow
 def test_same_results_are_listed_only_with_all() -> None:
     pattern = "gambler-club/deal/*"
     _, quiet, _ = run("compare", "gambler-club", "repino-2013", "-k", pattern)
@@ -154,6 +157,7 @@ def test_a_declared_marriage_is_played_plainly_where_declaration_is_automatic(re
     assert any("played as `play QD`" in note for note in result.notes)
 
 
+@pytest.mark.slow
 def test_replay_all_explains_the_worked_example() -> None:
     code, text, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
     assert code == 0, err
@@ -225,6 +229,7 @@ EXPLAINED_DEALS = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case_id", EXPLAINED_DEALS)
 def test_the_explained_sums_are_the_deal_results_under_every_profile_and_option(
         case_id: str, replayer: replay.Replayer) -> None:
@@ -243,6 +248,7 @@ def test_the_explained_sums_are_the_deal_results_under_every_profile_and_option(
     assert scored > 0
 
 
+@pytest.mark.slow
 def test_the_explained_sums_hold_for_every_hand_written_transcript(replayer: replay.Replayer) -> None:
     """Every transcript under its own first profile: bolts, barrel, dump, give-ups, locks."""
     checked = 0

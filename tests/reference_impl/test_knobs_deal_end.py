@@ -299,6 +299,7 @@ def knob_combination(draw: st.DrawFn) -> dict[str, Any]:
     return rules
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=knob_combination(), seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_play_under_random_knobs(rules: dict[str, Any], seed: int) -> None:
