@@ -20,6 +20,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
+from conformance import outputs
 from conformance.oracle import house as house_cases
 from conformance.harness import diagnosis, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
@@ -385,8 +386,8 @@ def write_reports(args: argparse.Namespace, results: list[runner.Result], verdic
             reports.write_junit(args.junit, results, info.interrupted)
         if args.write_expected_failures:
             reports.write_expected_failures(args.write_expected_failures, results)
-    except OSError as exc:
-        return f"cannot write a report: {exc.filename or ''}: {exc.strerror or exc}"
+    except OSError as exc:  # an OutputError names the file
+        return str(exc) if isinstance(exc, outputs.OutputError) else f"cannot write a report: {exc}"
     return None
 
 

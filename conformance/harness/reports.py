@@ -7,16 +7,15 @@ The JSON report's shape is spec/schema/report.schema.json.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
+from conformance import outputs
 from conformance.harness import diagnosis
 from conformance.harness.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 
@@ -99,33 +98,13 @@ def write_expected_failures(path: Path, results: Sequence[Result]) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: a reader (or a kill
-    -9) never meets a half-written file, and the previous file stays until the new is whole."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    """A report written whole or not at all (conformance.outputs)."""
+    outputs.write_atomically(path, text)
 
 
 def folder_problem(path: Path) -> str | None:
     """Why a report could not be written at ``path`` (checked before the run), or None."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        return f"{path}: the folder {folder} does not exist (create it first)"
-    if path.is_dir():
-        return f"{path}: is a folder, not a file"
-    if not os.access(folder, os.W_OK):
-        return f"{path}: the folder {folder} is not writable"
-    return None
+    return outputs.output_problem(path)
 
 
 @dataclass

@@ -40,6 +40,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 import yaml
 
 import variants
+from conformance import outputs
 from conformance.harness import diagnosis, process, reports, steps
 from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
@@ -1502,10 +1503,11 @@ def _fit(args: argparse.Namespace) -> int:
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
         print("thousand fit: --output must be NAME.yaml, NAME of lowercase letters, digits and hyphens", file=sys.stderr)
         return 2
-    problem = reports.folder_problem(args.output) if args.output else None
-    if problem:
-        print(f"thousand fit: --output {problem}", file=sys.stderr)
-        return 2
+    for option, path in (("--output", args.output), ("--report", args.report)):
+        problem = outputs.output_problem(path) if path else None
+        if problem:  # said before a run of minutes, not after it
+            print(f"thousand fit: {option} {problem}", file=sys.stderr)
+            return 2
     profile = resolved_option(args.profile, "fit", "--profile")
     if profile is None:
         return 2
@@ -1545,19 +1547,19 @@ def _fit(args: argparse.Namespace) -> int:
     found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
                            fitter.by_id)
     print(report(result, text, found))
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return 2
     broken = [r for r in fitter.impl_records.values() if r.broken]
     code = 1 if result.residual or broken else 0
-    if args.report:
-        titles = {case.id: case.title for case in cases}
-        document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
-                                   fitter.start_reply, code)
-        reports.write_json(args.report, document)
+    try:
+        if args.output:
+            outputs.write_atomically(args.output, text)
+        if args.report:
+            titles = {case.id: case.title for case in cases}
+            document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
+                                       fitter.start_reply, code)
+            reports.write_json(args.report, document)
+    except OSError as exc:  # an OutputError names the file
+        print(f"thousand fit: {printable(str(exc))}", file=sys.stderr)
+        return 2
     if args.output:
         print(steps.hunt_step(str(args.output), str(args.report) if args.report else None, command))
     return code

@@ -814,9 +814,18 @@ class Errored(ProtocolFailure):
 def _check(command: str, reply: dict[str, Any]) -> None:
     """Skipped for a ``skipped`` reply, Errored for an ``errored`` one."""
     if "skipped" in reply:
-        raise Skipped(str(reply["skipped"]))
+        raise Skipped(said(reply["skipped"], "reason"))
     if "errored" in reply:
-        raise Errored(f"errored on {command!r}: {reply['errored']}", command)
+        raise Errored(f"errored on {command!r}: {said(reply['errored'], 'message')}", command)
+
+
+def said(value: Any, field: str) -> str:
+    """The text an implementation gave (``{"reason": ...}``, ``{"message": ...}``) as a reader
+    reads it: the field's text, else the value as JSON, never a Python repr; clipped."""
+    text = value.get(field) if isinstance(value, dict) else None
+    if not isinstance(text, str):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 500 else text[:500] + "..."
 
 
 class BatchObserver(Observer):
