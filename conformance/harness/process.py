@@ -15,6 +15,7 @@ import functools
 import json
 import os
 import math
+import re
 import select
 import signal
 import subprocess
@@ -169,6 +170,7 @@ class Implementation:
         self._queued = 0  # bytes ever queued for it (sent + outgoing)
         self._input_closed = False
         self._watching_input = False  # stdin is in the poll set while queued bytes wait
+        self.repaired_strings = 0  # strings of its replies that held a lone surrogate (replaced)
         try:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -335,16 +337,8 @@ class Implementation:
             self._poll.unregister(self._fd)
 
     def _decode(self, command: str, item: bytes) -> dict[str, Any]:
-        try:
-            # json.loads on bytes guesses the encoding; a line opening with "{" and a non-NUL
-            # byte is UTF-8 by that same guess, decoded here without the guessing
-            reply = json.loads(item.decode("utf-8", "surrogatepass") if item[:1] == b"{" and item[1:2] != b"\0" else item)
-        except (ValueError, UnicodeDecodeError):
-            raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(item)}") from None
-        except RecursionError:
-            raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(item)}") from None
-        if not isinstance(reply, dict):
-            raise ProtocolFailure(f"reply to {command!r} is not a JSON object: {_clip(item)}")
+        reply, repaired = decode_reply(command, item)
+        self.repaired_strings += repaired
         return reply
 
     def _exit_note(self, wait: float = 0.0) -> str:
@@ -412,6 +406,64 @@ class Implementation:
         """The last lines the implementation wrote on stderr (after the mark ``since``), clipped."""
         text = "\n".join(self._stderr_now().text(since).splitlines()[-lines:])
         return text if len(text) <= STDERR_TAIL_BYTES else "..." + text[-STDERR_TAIL_BYTES:]
+
+
+class _NotANumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
+# NaN and Infinity are not JSON: Python would read them, and a report or a cache written
+# from them could not be read back by any JSON reader
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+# a lone surrogate comes as a \uD800-\uDFFF escape or (read with surrogatepass) as the raw code
+# point; a line with neither, nearly every line, is not walked
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def decode_reply(command: str, line: bytes) -> tuple[dict[str, Any], int]:
+    """The reply object of one line, and how many of its strings held a lone surrogate (each
+    replaced by U+FFFD: every string an implementation sends is valid UTF-8 from here on, so
+    that no report, transcript or page written from it can fail to encode).
+    ProtocolFailure for a line that is not a JSON object, or holds NaN or Infinity."""
+    try:
+        # json.loads on bytes guesses the encoding; a line opening with "{" and a non-NUL
+        # byte is UTF-8 by that same guess, decoded here without the guessing
+        encoding = "utf-8" if line[:1] == b"{" and line[1:2] != b"\0" else json.detect_encoding(line)
+        text = line.decode(encoding, "surrogatepass")
+        reply = _DECODER.decode(text)
+    except _NotANumber as exc:
+        raise ProtocolFailure(f"reply to {command!r} holds {exc}, which is not a JSON number: {_clip(line)}") from None
+    except (ValueError, UnicodeDecodeError, LookupError):
+        raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(line)}") from None
+    except RecursionError:
+        raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(line)}") from None
+    if not isinstance(reply, dict):
+        raise ProtocolFailure(f"reply to {command!r} is not a JSON object: {_clip(line)}")
+    if not _SURROGATE.search(text):
+        return reply, 0
+    counter = [0]
+    repaired = _repair(reply, counter)
+    assert isinstance(repaired, dict)
+    return repaired, counter[0]
+
+
+def _repair(value: Any, counter: list[int]) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        if _LONE.search(value):
+            counter[0] += 1
+            return _LONE.sub("\ufffd", value)
+        return value
+    if isinstance(value, list):
+        return [_repair(item, counter) for item in value]
+    if isinstance(value, dict):
+        return {_repair(key, counter): _repair(item, counter) for key, item in value.items()}
+    return value
 
 
 def _clip(data: bytes, limit: int = 200) -> str:

@@ -194,13 +194,42 @@ class RunInfo:
     exit_code: int = 0
 
 
+NAME_LIMIT = 200  # characters of each field of the implementation's self-description kept
+IMPLEMENTATION_FIELDS = ("name", "version", "language", "homepage")  # protocol/start.reply.json
+
+
+def implementation_info(value: Any) -> dict[str, str | bool] | None:
+    """The implementation's self-description as a report holds it, whatever was sent: the
+    protocol's string fields only, each a string of at most NAME_LIMIT characters on one line
+    (a number, an object or a huge text turned into one), ``coerced: true`` when anything
+    was changed or dropped; so that every reader of the report can read it."""
+    if value is None:
+        return None
+    source = value if isinstance(value, dict) else {"name": value}
+    coerced = not isinstance(value, dict) or bool(set(source) - set(IMPLEMENTATION_FIELDS))
+    info: dict[str, str | bool] = {}
+    for key in IMPLEMENTATION_FIELDS:
+        if key not in source:
+            continue
+        raw = source[key]
+        text = raw if isinstance(raw, str) else json.dumps(clip_value(raw)[0], ensure_ascii=False, default=str)
+        text = " ".join(text.split())
+        if len(text) > NAME_LIMIT:
+            text = text[:NAME_LIMIT - 3] + "..."
+        coerced = coerced or text != raw
+        info[key] = text
+    if coerced:
+        info["coerced"] = True
+    return info
+
+
 def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> dict[str, Any]:
-    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items()}
+    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items() if key != "implementation"}
     return {
         "suite_version": SUITE_VERSION,
         "command": list(info.command),
         "profiles": sorted({r.profile for r in results}) if not info.profiles else list(info.profiles),
-        "implementation": start.get("implementation"),
+        "implementation": implementation_info((info.start_reply or {}).get("implementation")),
         "implementation_profiles": start.get("profiles"),
         "unsupported": start.get("unsupported"),
         "interrupted": info.interrupted is not None,
