@@ -99,16 +99,21 @@ def summary_line(results: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no results"
 
 
-# what can start emphasis, code, a link, a heading or a table cell; "(" and "!" only act after
-# "]" or before "[", both escaped
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+# what can start emphasis, code, a link, a heading, a table cell or an attribute list
+# (attr_list's "{: ...}" and "{ ...}"); "(" and "!" only act after "]" or before "[", both escaped
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~{}])")
+# what starts a block only at the start of a line: a list item, a quote, a setext underline, a
+# snippet inclusion ("--8<--"), a numbered item
+_LINE_START = re.compile(r"^([-+=>]|\d+[.)])")
 
 
 def markdown_text(value: Any) -> str:
-    """Text from a report (an implementation's name, a case id, a message) as inert Markdown
-    on one line: no HTML, no emphasis, link, heading or table cell break."""
+    """Text from a report or a profile (an implementation's name, a case id, a message, a
+    summary, a ruling) as inert Markdown on one line: no HTML, no emphasis, link, image,
+    heading, table cell break, attribute list or block."""
     flat = " ".join(printable(str(value)).split())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+    return _LINE_START.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
 
 
 def markdown_code(value: Any) -> str:

@@ -145,8 +145,8 @@ def check_options(args: argparse.Namespace) -> Options:
     if command and command[0] == "--":
         command = command[1:]
     timeout = _number(str(args.timeout), "--timeout", float)
-    if timeout <= 0 or timeout > 86400:
-        raise UsageError(f"--timeout must be more than 0 and at most 86400 seconds, got {args.timeout}")
+    if timeout < runner.MIN_TIMEOUT or timeout > 86400:
+        raise UsageError(f"--timeout must be from {runner.MIN_TIMEOUT:g} to 86400 seconds, got {args.timeout}")
     jobs = _number(str(args.jobs), "--jobs", int)
     if jobs < 1 or jobs > 256:
         raise UsageError(f"--jobs must be between 1 and 256, got {args.jobs}")
@@ -313,12 +313,8 @@ def run_verify(args: argparse.Namespace) -> int:
         if house is not None:
             settings.fallbacks = {house.name: house_cases.fallbacks(args.rules, getattr(args, "as_profile", None))}
         progress = reports.Progress(len(jobs))
-        subreaper = process.become_subreaper()
-        try:
+        with process.supervised():
             runner.run_jobs(jobs, settings, options.jobs, state, progress)
-        finally:
-            if subreaper:
-                process.kill_adopted()
     except Interrupted as exc:
         if progress:
             progress.finish()

@@ -178,6 +178,7 @@ class Implementation:
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise CannotStart(f"cannot start {self.command[0]!r}: {reason}") from None
+        _watch(self.process.pid)  # its group: start_new_session made it the leader
         assert self.process.stdin and self.process.stdout and self.process.stderr
         # Requests are written without blocking, with the same deadline as replies: an
         # implementation that never reads its input would otherwise block the runner forever.
@@ -346,7 +347,15 @@ class Implementation:
             code = self.process.wait(timeout=wait) if wait else self.process.poll()
         except subprocess.TimeoutExpired:
             code = None
-        return "" if code is None else f" (it exited with code {code})"
+        if code is None:
+            return ""
+        # why it ended is most often what it said last (a usage error, a missing file, a
+        # traceback's last line): a start failure without it leaves the user guessing
+        said = [" ".join(line.split()) for line in self.stderr_tail(lines=3).splitlines() if line.strip()]
+        note = " | ".join(said)
+        if len(note) > 500:
+            note = "..." + note[-497:]
+        return f" (it exited with code {code}; its stderr ends: {note})" if note else f" (it exited with code {code})"
 
     # --- ending ---
 
@@ -376,6 +385,7 @@ class Implementation:
                 pass
         try:
             self.process.wait(timeout=5.0)
+            _watch(-self.process.pid)  # reaped: its number may be reused, never killed again
         except subprocess.TimeoutExpired:
             pass
         # stdout and stderr stay open until this object goes: another thread may be reading
@@ -524,14 +534,97 @@ def kill_adopted(rounds: int = 20) -> int:
     return killed
 
 
+# --- a watchdog: the implementations die with the runner, even by SIGKILL ----------------
+
+# The watchdog is a tiny process in its own session (a signal to the runner's group does not
+# reach it) reading, on a pipe only the runner holds, the process group of every
+# implementation started ("N") and reaped ("-N"). When the pipe closes (the runner ended,
+# whatever ended it: SIGKILL, an uncaught signal, a crash) it kills every group still listed,
+# so that no implementation, nor anything it started in its group, outlives the runner. A
+# parent-death signal (prctl) would not do: it fires when the thread that started the process
+# ends, and implementations are started from worker threads that end before the run does.
+_WATCHDOG = """
+import os, signal
+groups, pending = set(), b""
+while True:
+    try:
+        chunk = os.read(0, 65536)
+    except InterruptedError:
+        continue
+    if not chunk:
+        break
+    *lines, pending = (pending + chunk).split(b"\\n")
+    for line in lines:
+        number = int(line)
+        (groups.add if number > 0 else groups.discard)(abs(number))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Watchdog:
+    """The runner's end of the watchdog's pipe; ``close`` ends it (killing what is listed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+
+    def tell(self, group: int) -> None:
+        """``group`` started (positive) or reaped (negative)."""
+        with self._lock:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.write(f"{group}\n".encode("ascii"))
+                self.process.stdin.flush()
+            except (OSError, ValueError):
+                pass  # the watchdog is gone: the run goes on without it
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+_watchdog: Watchdog | None = None  # while a supervised run goes on
+
+
+def _watch(group: int) -> None:
+    watchdog = _watchdog
+    if watchdog is not None:
+        watchdog.tell(group)
+
+
 @contextmanager
 def supervised() -> Iterator[None]:
     """Around a run of implementations: descendants that left their process group are
-    adopted, and killed when the run ends (whatever ended it)."""
+    adopted, and killed when the run ends (whatever ended it); every implementation's group
+    is killed by the watchdog if the runner dies without ending the run."""
+    global _watchdog
     subreaper = become_subreaper()
+    started = _watchdog is None
+    if started:
+        try:
+            _watchdog = Watchdog()
+        except OSError:
+            _watchdog = None
     try:
         yield
     finally:
+        if started and _watchdog is not None:
+            watchdog, _watchdog = _watchdog, None
+            watchdog.close()
         if subreaper:
             kill_adopted()
 

@@ -42,6 +42,9 @@ DEPTH_LIMIT = 100  # nesting kept of a value that came from the implementation
 FINDINGS_KEPT = 50  # mismatches of one case kept in the report (the rest are counted)
 TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP = 5  # per worker
 START_FAILURES_BEFORE_GIVING_UP = 3
+# seconds: the shortest --timeout accepted; below it no process, the reference included, can
+# answer (a pipe round trip and a Python call), and every reply would be a timeout
+MIN_TIMEOUT = 0.01
 START_GRACE = 5.0  # seconds the first reply (to start) may take at least: interpreters and JVMs load slowly
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],

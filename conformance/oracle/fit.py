@@ -44,7 +44,7 @@ from conformance import outputs
 from conformance.harness import diagnosis, process, reports, steps
 from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
-from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from variants.applicability import controlling_knobs
 from variants.schema import knob_entry, rule_sections
@@ -1431,8 +1431,8 @@ def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ())
         args.jobs, args.timeout = int(args.jobs), float(args.timeout)
     except ValueError:
         args.jobs = 0
-    if not 1 <= args.jobs <= 256 or not math.isfinite(args.timeout) or not 0 < args.timeout <= MAX_TIMEOUT:
-        print(f"thousand {tool}: --jobs must be a whole number from 1 to 256 and --timeout more than 0 and at most "
+    if not 1 <= args.jobs <= 256 or not math.isfinite(args.timeout) or not MIN_TIMEOUT <= args.timeout <= MAX_TIMEOUT:
+        print(f"thousand {tool}: --jobs must be a whole number from 1 to 256 and --timeout from {MIN_TIMEOUT:g} to "
               f"{MAX_TIMEOUT} seconds", file=sys.stderr)
         return None
     return command
