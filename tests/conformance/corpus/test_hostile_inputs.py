@@ -236,6 +236,23 @@ def test_a_tampered_entry_with_a_valid_digest_is_not_trusted_blindly(tmp_path: P
     assert transcripts.discover([root]) == expected
 
 
+@pytest.mark.parametrize("emptied", ["deals", "action"])
+def test_an_entry_emptied_and_signed_again_with_the_users_key_is_checked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, emptied: str) -> None:  # issue 52, row 19
+    monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
+    root = corpus(tmp_path, {})
+    expected = transcripts.discover([root])
+    store = corpus_cache.open_store()
+    assert store is not None and len(store.entries) == 1
+    key, data = next(iter(store.entries.items()))
+    step = {"expect": {}}  # its action dropped
+    hollow = {**data, "deals": []} if emptied == "deals" else {**data, "deals": [{**data["deals"][0], "steps": [step]}]}
+    store.put(key, hollow)
+    store.save()  # signed with the folder's own key: the digest is valid
+    assert corpus_cache.open_store().entries[key] == hollow  # type: ignore[union-attr]
+    assert transcripts.discover([root]) == expected  # the file was read and checked again, not the entry
+
+
 def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("THOUSAND_NO_CACHE", "1")
