@@ -26,7 +26,7 @@ MODES = {
     "seq_true": "answers match with seq true",
     "hang_after_match": "hangs on its first apply (after touching $HOSTILE_MARKER)",
     "child_hang": "starts a child in its own process group (sleeping), then hangs as hang_after_match",
-    "surrogate": "writes a lone surrogate (an escaped \\ud800) in a field of every state, plays correctly",
+    "surrogate": "writes a lone surrogate (an escaped \\ud800) in its name and a field of every state, plays correctly",
     "nan_state": "carries NaN in every state's scores",
     "odd_name": "names itself with 5 MB, an object as version and a line {: onclick=... } (row 6)",
     "fail_start": "writes why it cannot start on stderr and exits 2 before reading anything",
@@ -68,6 +68,11 @@ def start_child() -> None:
 def hostile(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, int]) -> str | None:
     """The raw reply line of a hostile moment, or None to play normally."""
     cmd, seq = request.get("cmd"), request.get("seq")
+    if mode == "surrogate" and cmd == "start":
+        start = answer(request, toy, "ok", counters)
+        assert start is not None
+        start["implementation"]["name"] = "fake \ud800 engine"
+        return json.dumps(start)
     if mode == "surrogate" and cmd == "state":
         state = toy.state()
         state["comment"] = "lone \ud800 surrogate"  # json.dumps writes it as the escape \ud800
