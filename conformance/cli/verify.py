@@ -20,9 +20,8 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
-from conformance import outputs
 from conformance.oracle import house as house_cases
-from conformance.harness import diagnosis, process, reports, runner, steps
+from conformance.harness import diagnosis, outputs, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
 from conformance.harness.reports import EXIT_CANNOT_START, EXIT_INTERNAL, EXIT_USAGE
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
-from conformance import outputs
+from conformance.harness import outputs
 from conformance.harness import diagnosis
 from conformance.harness.runner import OUTCOMES, STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 

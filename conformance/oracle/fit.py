@@ -40,8 +40,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 import yaml
 
 import variants
-from conformance import outputs
-from conformance.harness import diagnosis, process, reports, steps
+from conformance.harness import diagnosis, outputs, process, reports, steps
 from conformance.oracle import candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND

@@ -37,8 +37,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
-from conformance import outputs
-from conformance.harness import diagnosis, process, reports
+from conformance.harness import diagnosis, outputs, process, reports
 from conformance.harness.steps import base_name
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 import variants
-from conformance import outputs
+from conformance.harness import outputs
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
