@@ -15,8 +15,12 @@ import argparse
 import importlib
 import sys
 
-from conformance.terminal import silence_stdout
+from conformance.terminal import Escaped, silence_stdout
 
+# commands whose output repeats what they were given (file names, profile text) and that
+# print no progress line: every control character they would write is shown as an escape, as
+# verify, fit and fuzz do for what they print (JSON output aside: json.dumps escapes controls)
+ESCAPED_COMMANDS = ("validate", "show", "profiles", "report", "new", "coverage", "compare", "replay")
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "variants.new",  # new
@@ -61,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return 2
+        if args.command in ESCAPED_COMMANDS:
+            return _escaped(args)
         return int(args.func(args))
     except KeyboardInterrupt:
         print("", file=sys.stderr)
@@ -68,3 +74,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         silence_stdout()
         return 141
+
+
+def _escaped(args: argparse.Namespace) -> int:
+    """Run the command with stderr (and stdout, but for JSON) escaping control characters."""
+    saved = sys.stdout, sys.stderr
+    sys.stderr = Escaped(sys.stderr)  # type: ignore[assignment]
+    if not getattr(args, "json", False):
+        sys.stdout = Escaped(sys.stdout)  # type: ignore[assignment]
+    try:
+        return int(args.func(args))
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -342,3 +342,27 @@ def test_text_handed_in_with_a_lone_surrogate_is_one_error() -> None:
     with pytest.raises(ProfileError, match="lone surrogate U\\+D800") as caught:
         parse_text("profile: x\ntitle: \ud800\n", "f.yaml")
     assert (caught.value.line, caught.value.column) == (2, 8)
+
+
+# --- file names with control characters (issue 52, row 11) -------------------------------
+
+@pytest.mark.parametrize(("command", "name", "exists"), [
+    ("validate", "bad\x1b[31m\x07.yaml", True),
+    ("validate", "gone\x1b]0;owned\x07.yaml", False),
+    ("show", "./bad\x1b[31m\x07.yaml", True),
+    ("report", "bad\x1b[31m\x07.json", True),
+    ("report", "gone\x1b[2J\x07.json", False),
+])
+def test_a_file_name_with_control_characters_is_shown_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], command: str,
+                                                              name: str, exists: bool) -> None:
+    from conformance import cli
+
+    monkeypatch.chdir(tmp_path)
+    if exists:
+        (tmp_path / name).write_text("not a profile, not a report\n", encoding="utf-8")
+    code = cli.main([command, name])
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert code in (1, 2) and "\\x1b" in shown and "\\x07" in shown
+    assert "\x1b" not in shown and "\x07" not in shown
