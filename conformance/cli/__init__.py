@@ -79,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
 def _escaped(args: argparse.Namespace) -> int:
     """Run the command with stderr (and stdout, but for JSON) escaping control characters."""
     saved = sys.stdout, sys.stderr
-    sys.stderr = Escaped(sys.stderr)  # type: ignore[assignment]
+    sys.stderr = Escaped(sys.stderr)
     if not getattr(args, "json", False):
-        sys.stdout = Escaped(sys.stdout)  # type: ignore[assignment]
+        sys.stdout = Escaped(sys.stdout)
     try:
         return int(args.func(args))
     finally:

@@ -1255,8 +1255,8 @@ def register(subparsers: Any) -> None:
                     "signature is shrunk and saved as a transcript, then the hunt goes on with the next deal "
                     "until the deal budget or --max-findings. Exit 1 when there is a new finding, 0 when none, "
                     "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
-                    "implementation could not start or broke the protocol, 129/130/143 when stopped by "
-                    "SIGHUP/SIGINT/SIGTERM.")
+                    "implementation could not start or broke the protocol, 5 when it skipped what it was asked "
+                    "(nothing was compared), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")

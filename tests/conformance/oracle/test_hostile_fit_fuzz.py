@@ -525,3 +525,19 @@ def test_fuzz_on_an_adapter_that_skips_is_nothing_checked_in_words(tmp_path: Pat
     assert "skipped: plays only its own rules" in run.out and "{'reason'" not in run.out + run.err
     assert saved(tmp_path) == []
     assert_clean(run)
+
+
+def test_values_under_the_clip_count_toward_the_runs_budget() -> None:  # row 16: the sum is bounded, not each value
+    from conformance.harness.process import Answer, Posted, ProtocolFailure
+    from conformance.oracle import observe
+
+    observer = observe.Observer(["unused"], budget=observe.ReplyBudget(200_000))
+    line = json.dumps({"seq": 1, "state": {"junk": "y" * 60_000}}).encode() + b"\n"  # under VALUE_LIMIT (64 KiB)
+    answer = Answer(line, json.loads(line))
+    item = Posted("state", 1, len(line))
+    kept = [observer._kept(item, answer) for _ in range(3)]  # 3 x 60 KB: within the 200 KB given
+    assert all(len(k.reply["state"]["junk"]) == 60_000 for k in kept)  # kept whole: under the clip
+    with pytest.raises(ProtocolFailure, match="no more are read"):
+        observer._kept(item, answer)
+    small = json.dumps({"seq": 1, "state": {"phase": "play"}}).encode() + b"\n"
+    assert observer._kept(item, Answer(small, json.loads(small))).reply["state"] == {"phase": "play"}  # never charged
