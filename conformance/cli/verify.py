@@ -326,6 +326,7 @@ def run_verify(args: argparse.Namespace) -> int:
             progress.finish()
         print(f"thousand verify: internal error (a bug in the runner):\n{info.internal_error}", file=sys.stderr)
     info.start_reply, info.start_failure = state.start_reply, state.start_failure
+    info.repaired_strings = state.repaired_strings
     results = [state.results[i] for i in sorted(state.results)]
     expected = None if not info.command else options.expected
     return finish(args, cases, results, expected, info, None if not info.command else options.known)

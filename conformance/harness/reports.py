@@ -192,6 +192,7 @@ class RunInfo:
     internal_error: str | None = None
     start_failure: str | None = None
     exit_code: int = 0
+    repaired_strings: int = 0  # strings of the implementation's replies that held a lone surrogate
 
 
 NAME_LIMIT = 200  # characters of each field of the implementation's self-description kept
@@ -248,6 +249,7 @@ def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> d
         "failing_by_section": sections_summary(verdict.unexpected),
         **dict(zip(("groups", "further"), diagnose(verdict.unexpected, results))),
         "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
+        **({"repaired_strings": info.repaired_strings} if info.repaired_strings else {}),
         "cases": [r.to_json() for r in results],
     }
 

@@ -288,6 +288,7 @@ def test_a_lone_surrogate_is_replaced_and_the_reports_are_written(tmp_path: Path
     assert_clean(run)
     assert run.outcomes() == {"t/good": "pass", "t/wrong": "fail"}
     assert run.report is not None and run.report["implementation"]["name"] == "fake \ufffd engine"
+    assert run.report["repaired_strings"] >= 3  # flagged: the name and the state of each case
     _report_reads(tmp_path / "out" / "r.json", capsys)
 
 
