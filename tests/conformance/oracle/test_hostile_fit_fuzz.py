@@ -541,3 +541,13 @@ def test_values_under_the_clip_count_toward_the_runs_budget() -> None:  # row 16
         observer._kept(item, answer)
     small = json.dumps({"seq": 1, "state": {"phase": "play"}}).encode() + b"\n"
     assert observer._kept(item, Answer(small, json.loads(small))).reply["state"] == {"phase": "play"}  # never charged
+
+
+@pytest.mark.parametrize("tool", ["fit", "fuzz"])
+def test_a_start_failure_in_fit_or_fuzz_shows_what_the_implementation_said(tmp_path: Path, tool: str) -> None:  # row 10
+    runner = fit if tool == "fit" else fuzz
+    run = runner(tmp_path, impl=sh("echo 'engine: cannot open rules.dat' >&2; exit 2"))
+    assert run.code == 4
+    assert "exited with code 2; its stderr ends: engine: cannot open rules.dat" in run.out + run.err
+    assert not (tmp_path / "fitted-here.yaml").exists() and saved(tmp_path) == []
+    assert_clean(run)
