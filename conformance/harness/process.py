@@ -457,7 +457,10 @@ def decode_reply(command: str, line: bytes) -> tuple[dict[str, Any], int]:
     if not _SURROGATE.search(text):
         return reply, 0
     counter = [0]
-    repaired = _repair(reply, counter)
+    try:
+        repaired = _repair(reply, counter)
+    except RecursionError:  # the decoder read it, with less of the stack in use
+        raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(line)}") from None
     assert isinstance(repaired, dict)
     return repaired, counter[0]
 

@@ -381,3 +381,25 @@ def test_a_report_that_cannot_be_written_is_named_and_nothing_partial_is_left(tm
     assert f"cannot write {out / 'r.json'}: File too large" in done.stderr and "Traceback" not in done.stderr
     assert (out / "r.json").read_text() == "{}\n"  # the previous report stays whole
     assert sorted(p.name for p in out.iterdir()) == ["r.json"]
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (b'{"seq": 1, "state": {"scores": [NaN, 0, 0]}}', "holds NaN, which is not a JSON number"),
+    (b'{"seq": 1, "state": {"scores": [-Infinity, 0, 0]}}', "holds -Infinity"),
+    (b'{"seq": 1, "a": ' + b"[" * 985 + b'"\\ud800"' + b"]" * 985 + b"}", "nested too deeply"),
+])
+def test_a_reply_the_session_cannot_take_is_a_protocol_failure(line: bytes, words: str) -> None:  # rows 2 and 5
+    from conformance.harness.process import ProtocolFailure, decode_reply
+
+    with pytest.raises(ProtocolFailure, match=words):
+        decode_reply("state", line)
+
+
+def test_lone_surrogates_are_replaced_once_and_counted() -> None:  # row 2
+    from conformance.harness.process import decode_reply
+
+    raw = '{"seq": 1, "name": "a\ud800b", "\udfff": ["\\udc00", "\\ud83d\\ude00"]}'.encode("utf-8", "surrogatepass")
+    reply, repaired = decode_reply("start", raw)
+    assert reply == {"seq": 1, "name": "a\ufffdb", "\ufffd": ["\ufffd", "\U0001f600"]} and repaired == 3
+    json.dumps(reply, ensure_ascii=False).encode("utf-8")  # encodes: no surrogate is left
+    assert decode_reply("start", b'{"seq": 1, "name": "plain"}') == ({"seq": 1, "name": "plain"}, 0)
