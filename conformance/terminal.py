@@ -62,3 +62,6 @@ class Escaped:
 
     def flush(self) -> None:
         self._stream.flush()
+
+    def __getattr__(self, name: str) -> object:  # fileno, isatty, encoding...: the stream's own
+        return getattr(self._stream, name)

@@ -7,7 +7,6 @@ writes nothing and exits 1 when a generated page is missing, stale or left over.
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import sys
 from pathlib import Path
@@ -91,8 +90,9 @@ def cases_for(cases: list[Transcript], profile: str, knob: str) -> list[Transcri
 
 
 def _html(value: Any) -> str:
-    """Text from a profile, inert as HTML (Markdown in it still renders)."""
-    return html.escape(str(value), quote=False)
+    """Text from a profile, inert as HTML and as Markdown (no link, image, emphasis, attribute
+    list or block can come from a profile's words), on one line."""
+    return markdown_text(value)
 
 
 def provenance_text(entry: dict[str, Any]) -> str:

@@ -15,9 +15,13 @@ import argparse
 import importlib
 import sys
 
-from conformance.terminal import silence_stdout
+from conformance.terminal import Escaped, silence_stdout
 from spec.vocabulary import ExitCode
 
+# commands whose output repeats what they were given (file names, profile text) and that
+# print no progress line: every control character they would write is shown as an escape, as
+# verify, fit and fuzz do for what they print (JSON output aside: json.dumps escapes controls)
+ESCAPED_COMMANDS = ("validate", "show", "profiles", "report", "new", "coverage", "compare", "replay")
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "variants.new",  # new
@@ -62,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, "func", None):
             parser.print_help()
             return ExitCode.USAGE
+        if args.command in ESCAPED_COMMANDS:
+            return _escaped(args)
         return int(args.func(args))
     except KeyboardInterrupt:
         print("", file=sys.stderr)
@@ -69,3 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         silence_stdout()
         return 141
+
+
+def _escaped(args: argparse.Namespace) -> int:
+    """Run the command with stderr (and stdout, but for JSON) escaping control characters."""
+    saved = sys.stdout, sys.stderr
+    sys.stderr = Escaped(sys.stderr)
+    if not getattr(args, "json", False):
+        sys.stdout = Escaped(sys.stdout)
+    try:
+        return int(args.func(args))
+    finally:
+        sys.stdout, sys.stderr = saved

@@ -23,7 +23,6 @@ from conformance.terminal import printable
 from spec.vocabulary import OUTCOMES, ExitCode
 
 NO_SECTION = "(no knobs)"
-MAX_REPORT_BYTES = 256 * 1024 * 1024  # far above a report of the whole corpus
 READ_KEYS = ("id", "title", "profile", "outcome", "knobs", "message")  # of each result: all that is read
 
 
@@ -50,30 +49,18 @@ def read_report(path: Path) -> dict[str, Any]:
     size: never a FIFO or a device), strict JSON (no NaN, no nesting past the parser's depth)
     and checked against spec/schema/report.schema.json for every key this command reads."""
     from jsonschema.exceptions import best_match  # type: ignore[import-untyped,unused-ignore]
-    from variants.loader import YamlError, read_bytes
+    from conformance.corpus.schemas import ReportFileError, read_report_json
 
     try:
-        text = read_bytes(path, str(path), MAX_REPORT_BYTES).decode("utf-8")
-    except YamlError as exc:
+        data = read_report_json(path)
+    except ReportFileError as exc:
         raise ReportError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise ReportError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    try:
-        data = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise ReportError(f"{path}: not a verify report (JSON nested too deeply)") from None
-    except ValueError as exc:
-        raise ReportError(f"{path}: not JSON ({exc})") from None
     error = best_match(_validator().iter_errors(data))
     if error is not None:
         where = "/".join(str(part) for part in error.absolute_path) or "the top level"
         raise ReportError(f"{path}: not a verify report as written by thousand verify --report: at {where}: "
                           f"{error.message[:300]}")
     return dict(data)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
 
 
 @functools.cache
@@ -112,16 +99,21 @@ def summary_line(results: Sequence[Mapping[str, Any]]) -> str:
     return ", ".join(f"{counts[o]} {o}" for o in OUTCOMES if counts[o]) or "no results"
 
 
-# what can start emphasis, code, a link, a heading or a table cell; "(" and "!" only act after
-# "]" or before "[", both escaped
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+# what can start emphasis, code, a link, a heading, a table cell or an attribute list
+# (attr_list's "{: ...}" and "{ ...}"); "(" and "!" only act after "]" or before "[", both escaped
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]#|~{}])")
+# what starts a block only at the start of a line: a list item, a quote, a setext underline, a
+# snippet inclusion ("--8<--"), a numbered item
+_LINE_START = re.compile(r"^([-+=>]|\d+[.)])")
 
 
 def markdown_text(value: Any) -> str:
-    """Text from a report (an implementation's name, a case id, a message) as inert Markdown
-    on one line: no HTML, no emphasis, link, heading or table cell break."""
+    """Text from a report or a profile (an implementation's name, a case id, a message, a
+    summary, a ruling) as inert Markdown on one line: no HTML, no emphasis, link, image,
+    heading, table cell break, attribute list or block."""
     flat = " ".join(printable(str(value)).split())
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", html.escape(flat, quote=False))
+    return _LINE_START.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], text)
 
 
 def markdown_code(value: Any) -> str:

@@ -21,7 +21,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from conformance.oracle import house as house_cases
-from conformance.harness import diagnosis, process, reports, runner, steps
+from conformance.harness import diagnosis, outputs, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 from spec.vocabulary import ExitCode
@@ -144,8 +144,8 @@ def check_options(args: argparse.Namespace) -> Options:
     if command and command[0] == "--":
         command = command[1:]
     timeout = _number(str(args.timeout), "--timeout", float)
-    if timeout <= 0 or timeout > 86400:
-        raise UsageError(f"--timeout must be more than 0 and at most 86400 seconds, got {args.timeout}")
+    if timeout < runner.MIN_TIMEOUT or timeout > 86400:
+        raise UsageError(f"--timeout must be from {runner.MIN_TIMEOUT:g} to 86400 seconds, got {args.timeout}")
     jobs = _number(str(args.jobs), "--jobs", int)
     if jobs < 1 or jobs > 256:
         raise UsageError(f"--jobs must be between 1 and 256, got {args.jobs}")
@@ -312,12 +312,8 @@ def run_verify(args: argparse.Namespace) -> int:
         if house is not None:
             settings.fallbacks = {house.name: house_cases.fallbacks(args.rules, getattr(args, "as_profile", None))}
         progress = reports.Progress(len(jobs))
-        subreaper = process.become_subreaper()
-        try:
+        with process.supervised():
             runner.run_jobs(jobs, settings, options.jobs, state, progress)
-        finally:
-            if subreaper:
-                process.kill_adopted()
     except Interrupted as exc:
         if progress:
             progress.finish()
@@ -330,6 +326,7 @@ def run_verify(args: argparse.Namespace) -> int:
             progress.finish()
         print(f"thousand verify: internal error (a bug in the runner):\n{info.internal_error}", file=sys.stderr)
     info.start_reply, info.start_failure = state.start_reply, state.start_failure
+    info.repaired_strings = state.repaired_strings
     results = [state.results[i] for i in sorted(state.results)]
     expected = None if not info.command else options.expected
     return finish(args, cases, results, expected, info, None if not info.command else options.known)
@@ -385,8 +382,8 @@ def write_reports(args: argparse.Namespace, results: list[runner.Result], verdic
             reports.write_junit(args.junit, results, info.interrupted)
         if args.write_expected_failures:
             reports.write_expected_failures(args.write_expected_failures, results)
-    except OSError as exc:
-        return f"cannot write a report: {exc.filename or ''}: {exc.strerror or exc}"
+    except OSError as exc:  # an OutputError names the file
+        return str(exc) if isinstance(exc, outputs.OutputError) else f"cannot write a report: {exc}"
     return None
 
 

@@ -73,12 +73,25 @@ def _salt() -> str:
 
 
 def _shape_ok(data: Any) -> bool:
-    """A stored entry still looks like checked transcript data (guards a hand-edited cache)."""
+    """A stored entry still has the transcript schema's required structure (guards a cache
+    edited by hand, even one signed again with the user's own key): at least one deal, each
+    with its dealer, three hands, a talon of three and its steps, each step an action. Written
+    out: validating every entry against the schema would cost three times the cached load."""
     return (isinstance(data, dict) and isinstance(data.get("id"), str) and isinstance(data.get("title"), str)
-            and isinstance(data.get("deals"), list) and all(isinstance(deal, dict) for deal in data["deals"])
+            and isinstance(data.get("deals"), list) and bool(data["deals"]) and all(_deal_ok(deal) for deal in data["deals"])
             and all(isinstance(data.get(name), list) and all(isinstance(item, str) for item in data[name])
                     for name in ("profiles", "knobs"))
             and isinstance(data.get("match"), (dict, type(None))))
+
+
+def _deal_ok(deal: Any) -> bool:
+    return (isinstance(deal, dict) and type(deal.get("dealer")) is int  # noqa: E721 - true is not a dealer
+            and isinstance(deal.get("hands"), list) and len(deal["hands"]) == 3
+            and all(isinstance(hand, list) for hand in deal["hands"])
+            and isinstance(deal.get("talon"), list) and len(deal["talon"]) == 3
+            and isinstance(deal.get("steps"), list)
+            and all(isinstance(step, dict) and isinstance(step.get("action"), str) and step["action"]
+                    for step in deal["steps"]))
 
 
 # --- who may have written the cache --------------------------------------------------------

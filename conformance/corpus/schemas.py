@@ -111,3 +111,35 @@ def reply_problem(command: str, reply: Any) -> str | None:
 def report_validator() -> Draft202012Validator:
     """The validator of a report written by ``thousand verify --report`` (or ``fit --report``)."""
     return Draft202012Validator(_load(SCHEMA_DIR / "report.schema.json"))
+
+
+REPORT_BYTES = 256 * 1024 * 1024  # bytes of a report read back: a whole corpus with every mismatch fits
+
+
+class ReportFileError(ValueError):
+    """A report file that cannot be read as one; the message names the file."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def read_report_json(path: Path) -> Any:
+    """The JSON of a report file (``thousand report``, ``--known``), read by every reader the
+    same way: a regular file (never a FIFO or a device) of at most REPORT_BYTES, UTF-8, strict
+    JSON (no NaN or Infinity, no nesting past the parser's depth). ReportFileError otherwise."""
+    from variants.errors import FileProblem
+    from variants.loader import read_bytes
+
+    try:
+        text = read_bytes(path, str(path), REPORT_BYTES).decode("utf-8")
+    except FileProblem as exc:
+        raise ReportFileError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ReportFileError(f"{path}: not UTF-8 (byte {exc.start})") from None
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except RecursionError:
+        raise ReportFileError(f"{path}: not a report (JSON nested too deeply)") from None
+    except ValueError as exc:
+        raise ReportFileError(f"{path}: not JSON ({exc})") from None

@@ -486,7 +486,6 @@ def outcome_signature(outcome: str, message: str) -> str:
 
 # --- known root causes (--known) -----------------------------------------------------------
 
-REPORT_LIMIT = 256 * 1024 * 1024  # bytes of a report read for --known: a whole corpus with every mismatch fits
 
 
 class KnownError(Exception):
@@ -538,15 +537,11 @@ class Known:
         """The root causes (``groups`` and ``further``) of a report in spec/schema/report.schema.json;
         KnownError when it cannot be read or is not such a report."""
         from conformance.corpus import schemas
-        from variants.loader import decode, read_bytes
-        from variants.errors import FileProblem
 
         try:
-            data = json.loads(decode(read_bytes(path, str(path), REPORT_LIMIT), str(path)))
-        except FileProblem as exc:
-            raise KnownError(f"--known {path}: {exc.message}") from None
-        except ValueError as exc:
-            raise KnownError(f"--known {path}: not JSON ({exc})") from None
+            data = schemas.read_report_json(path)  # as thousand report reads it
+        except schemas.ReportFileError as exc:
+            raise KnownError(f"--known {exc}") from None
         problem = schemas.first_problem(schemas.report_validator(), data)
         if problem:
             raise KnownError(f"--known {path}: not a report as thousand verify --report writes it "

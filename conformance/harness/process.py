@@ -15,6 +15,7 @@ import functools
 import json
 import os
 import math
+import re
 import select
 import signal
 import subprocess
@@ -169,6 +170,7 @@ class Implementation:
         self._queued = 0  # bytes ever queued for it (sent + outgoing)
         self._input_closed = False
         self._watching_input = False  # stdin is in the poll set while queued bytes wait
+        self.repaired_strings = 0  # strings of its replies that held a lone surrogate (replaced)
         try:
             self.process = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -176,6 +178,7 @@ class Implementation:
         except (OSError, ValueError) as exc:
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise CannotStart(f"cannot start {self.command[0]!r}: {reason}") from None
+        _watch(self.process.pid)  # its group: start_new_session made it the leader
         assert self.process.stdin and self.process.stdout and self.process.stderr
         # Requests are written without blocking, with the same deadline as replies: an
         # implementation that never reads its input would otherwise block the runner forever.
@@ -335,16 +338,8 @@ class Implementation:
             self._poll.unregister(self._fd)
 
     def _decode(self, command: str, item: bytes) -> dict[str, Any]:
-        try:
-            # json.loads on bytes guesses the encoding; a line opening with "{" and a non-NUL
-            # byte is UTF-8 by that same guess, decoded here without the guessing
-            reply = json.loads(item.decode("utf-8", "surrogatepass") if item[:1] == b"{" and item[1:2] != b"\0" else item)
-        except (ValueError, UnicodeDecodeError):
-            raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(item)}") from None
-        except RecursionError:
-            raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(item)}") from None
-        if not isinstance(reply, dict):
-            raise ProtocolFailure(f"reply to {command!r} is not a JSON object: {_clip(item)}")
+        reply, repaired = decode_reply(command, item)
+        self.repaired_strings += repaired
         return reply
 
     def _exit_note(self, wait: float = 0.0) -> str:
@@ -352,7 +347,15 @@ class Implementation:
             code = self.process.wait(timeout=wait) if wait else self.process.poll()
         except subprocess.TimeoutExpired:
             code = None
-        return "" if code is None else f" (it exited with code {code})"
+        if code is None:
+            return ""
+        # why it ended is most often what it said last (a usage error, a missing file, a
+        # traceback's last line): a start failure without it leaves the user guessing
+        said = [" ".join(line.split()) for line in self.stderr_tail(lines=3).splitlines() if line.strip()]
+        note = " | ".join(said)
+        if len(note) > 500:
+            note = "..." + note[-497:]
+        return f" (it exited with code {code}; its stderr ends: {note})" if note else f" (it exited with code {code})"
 
     # --- ending ---
 
@@ -382,6 +385,7 @@ class Implementation:
                 pass
         try:
             self.process.wait(timeout=5.0)
+            _watch(-self.process.pid)  # reaped: its number may be reused, never killed again
         except subprocess.TimeoutExpired:
             pass
         # stdout and stderr stay open until this object goes: another thread may be reading
@@ -412,6 +416,67 @@ class Implementation:
         """The last lines the implementation wrote on stderr (after the mark ``since``), clipped."""
         text = "\n".join(self._stderr_now().text(since).splitlines()[-lines:])
         return text if len(text) <= STDERR_TAIL_BYTES else "..." + text[-STDERR_TAIL_BYTES:]
+
+
+class _NotANumber(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotANumber(name)
+
+
+# NaN and Infinity are not JSON: Python would read them, and a report or a cache written
+# from them could not be read back by any JSON reader
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+# a lone surrogate comes as a \uD800-\uDFFF escape or (read with surrogatepass) as the raw code
+# point; a line with neither, nearly every line, is not walked
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def decode_reply(command: str, line: bytes) -> tuple[dict[str, Any], int]:
+    """The reply object of one line, and how many of its strings held a lone surrogate (each
+    replaced by U+FFFD: every string an implementation sends is valid UTF-8 from here on, so
+    that no report, transcript or page written from it can fail to encode).
+    ProtocolFailure for a line that is not a JSON object, or holds NaN or Infinity."""
+    try:
+        # json.loads on bytes guesses the encoding; a line opening with "{" and a non-NUL
+        # byte is UTF-8 by that same guess, decoded here without the guessing
+        encoding = "utf-8" if line[:1] == b"{" and line[1:2] != b"\0" else json.detect_encoding(line)
+        text = line.decode(encoding, "surrogatepass")
+        reply = _DECODER.decode(text)
+    except _NotANumber as exc:
+        raise ProtocolFailure(f"reply to {command!r} holds {exc}, which is not a JSON number: {_clip(line)}") from None
+    except (ValueError, UnicodeDecodeError, LookupError):
+        raise ProtocolFailure(f"reply to {command!r} is not JSON: {_clip(line)}") from None
+    except RecursionError:
+        raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(line)}") from None
+    if not isinstance(reply, dict):
+        raise ProtocolFailure(f"reply to {command!r} is not a JSON object: {_clip(line)}")
+    if not _SURROGATE.search(text):
+        return reply, 0
+    counter = [0]
+    try:
+        repaired = _repair(reply, counter)
+    except RecursionError:  # the decoder read it, with less of the stack in use
+        raise ProtocolFailure(f"reply to {command!r} is nested too deeply to read: {_clip(line)}") from None
+    assert isinstance(repaired, dict)
+    return repaired, counter[0]
+
+
+def _repair(value: Any, counter: list[int]) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    if isinstance(value, str):
+        if _LONE.search(value):
+            counter[0] += 1
+            return _LONE.sub("\ufffd", value)
+        return value
+    if isinstance(value, list):
+        return [_repair(item, counter) for item in value]
+    if isinstance(value, dict):
+        return {_repair(key, counter): _repair(item, counter) for key, item in value.items()}
+    return value
 
 
 def _clip(data: bytes, limit: int = 200) -> str:
@@ -472,14 +537,97 @@ def kill_adopted(rounds: int = 20) -> int:
     return killed
 
 
+# --- a watchdog: the implementations die with the runner, even by SIGKILL ----------------
+
+# The watchdog is a tiny process in its own session (a signal to the runner's group does not
+# reach it) reading, on a pipe only the runner holds, the process group of every
+# implementation started ("N") and reaped ("-N"). When the pipe closes (the runner ended,
+# whatever ended it: SIGKILL, an uncaught signal, a crash) it kills every group still listed,
+# so that no implementation, nor anything it started in its group, outlives the runner. A
+# parent-death signal (prctl) would not do: it fires when the thread that started the process
+# ends, and implementations are started from worker threads that end before the run does.
+_WATCHDOG = """
+import os, signal
+groups, pending = set(), b""
+while True:
+    try:
+        chunk = os.read(0, 65536)
+    except InterruptedError:
+        continue
+    if not chunk:
+        break
+    *lines, pending = (pending + chunk).split(b"\\n")
+    for line in lines:
+        number = int(line)
+        (groups.add if number > 0 else groups.discard)(abs(number))
+for group in groups:
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+"""
+
+
+class Watchdog:
+    """The runner's end of the watchdog's pipe; ``close`` ends it (killing what is listed)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.process = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHDOG], stdin=subprocess.PIPE,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+
+    def tell(self, group: int) -> None:
+        """``group`` started (positive) or reaped (negative)."""
+        with self._lock:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.write(f"{group}\n".encode("ascii"))
+                self.process.stdin.flush()
+            except (OSError, ValueError):
+                pass  # the watchdog is gone: the run goes on without it
+
+    def close(self) -> None:
+        with self._lock:
+            try:
+                assert self.process.stdin is not None
+                self.process.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+_watchdog: Watchdog | None = None  # while a supervised run goes on
+
+
+def _watch(group: int) -> None:
+    watchdog = _watchdog
+    if watchdog is not None:
+        watchdog.tell(group)
+
+
 @contextmanager
 def supervised() -> Iterator[None]:
     """Around a run of implementations: descendants that left their process group are
-    adopted, and killed when the run ends (whatever ended it)."""
+    adopted, and killed when the run ends (whatever ended it); every implementation's group
+    is killed by the watchdog if the runner dies without ending the run."""
+    global _watchdog
     subreaper = become_subreaper()
+    started = _watchdog is None
+    if started:
+        try:
+            _watchdog = Watchdog()
+        except OSError:
+            _watchdog = None
     try:
         yield
     finally:
+        if started and _watchdog is not None:
+            watchdog, _watchdog = _watchdog, None
+            watchdog.close()
         if subreaper:
             kill_adopted()
 

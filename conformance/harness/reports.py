@@ -7,16 +7,15 @@ The JSON report's shape is spec/schema/report.schema.json.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence, TextIO
 
+from conformance.harness import outputs
 from conformance.harness import diagnosis
 from conformance.harness.runner import STORED_LIMIT, VALUE_LIMIT, Result, clip_value
 from spec.vocabulary import OUTCOMES, ExitCode, Outcome
@@ -99,33 +98,13 @@ def write_expected_failures(path: Path, results: Sequence[Result]) -> None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write through a temporary file in the same folder, then rename: a reader (or a kill
-    -9) never meets a half-written file, and the previous file stays until the new is whole."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    """A report written whole or not at all (conformance.outputs)."""
+    outputs.write_atomically(path, text)
 
 
 def folder_problem(path: Path) -> str | None:
     """Why a report could not be written at ``path`` (checked before the run), or None."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        return f"{path}: the folder {folder} does not exist (create it first)"
-    if path.is_dir():
-        return f"{path}: is a folder, not a file"
-    if not os.access(folder, os.W_OK):
-        return f"{path}: the folder {folder} is not writable"
-    return None
+    return outputs.output_problem(path)
 
 
 @dataclass
@@ -213,15 +192,45 @@ class RunInfo:
     internal_error: str | None = None
     start_failure: str | None = None
     exit_code: int = 0
+    repaired_strings: int = 0  # strings of the implementation's replies that held a lone surrogate
+
+
+NAME_LIMIT = 200  # characters of each field of the implementation's self-description kept
+IMPLEMENTATION_FIELDS = ("name", "version", "language", "homepage")  # protocol/start.reply.json
+
+
+def implementation_info(value: Any) -> dict[str, str | bool] | None:
+    """The implementation's self-description as a report holds it, whatever was sent: the
+    protocol's string fields only, each a string of at most NAME_LIMIT characters on one line
+    (a number, an object or a huge text turned into one), ``coerced: true`` when anything
+    was changed or dropped; so that every reader of the report can read it."""
+    if value is None:
+        return None
+    source = value if isinstance(value, dict) else {"name": value}
+    coerced = not isinstance(value, dict) or bool(set(source) - set(IMPLEMENTATION_FIELDS))
+    info: dict[str, str | bool] = {}
+    for key in IMPLEMENTATION_FIELDS:
+        if key not in source:
+            continue
+        raw = source[key]
+        text = raw if isinstance(raw, str) else json.dumps(clip_value(raw)[0], ensure_ascii=False, default=str)
+        text = " ".join(text.split())
+        if len(text) > NAME_LIMIT:
+            text = text[:NAME_LIMIT - 3] + "..."
+        coerced = coerced or text != raw
+        info[key] = text
+    if coerced:
+        info["coerced"] = True
+    return info
 
 
 def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> dict[str, Any]:
-    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items()}
+    start = {key: clip_value(value)[0] for key, value in (info.start_reply or {}).items() if key != "implementation"}
     return {
         "suite_version": SUITE_VERSION,
         "command": list(info.command),
         "profiles": sorted({r.profile for r in results}) if not info.profiles else list(info.profiles),
-        "implementation": start.get("implementation"),
+        "implementation": implementation_info((info.start_reply or {}).get("implementation")),
         "implementation_profiles": start.get("profiles"),
         "unsupported": start.get("unsupported"),
         "interrupted": info.interrupted is not None,
@@ -240,6 +249,7 @@ def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> d
         "failing_by_section": sections_summary(verdict.unexpected),
         **dict(zip(("groups", "further"), diagnose(verdict.unexpected, results))),
         "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
+        **({"repaired_strings": info.repaired_strings} if info.repaired_strings else {}),
         "cases": [r.to_json() for r in results],
     }
 

@@ -42,6 +42,9 @@ DEPTH_LIMIT = 100  # nesting kept of a value that came from the implementation
 FINDINGS_KEPT = 50  # mismatches of one case kept in the report (the rest are counted)
 TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP = 5  # per worker
 START_FAILURES_BEFORE_GIVING_UP = 3
+# seconds: the shortest --timeout accepted; below it no process, the reference included, can
+# answer (a pipe round trip and a Python call), and every reply would be a timeout
+MIN_TIMEOUT = 0.01
 START_GRACE = 5.0  # seconds the first reply (to start) may take at least: interpreters and JVMs load slowly
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
@@ -372,6 +375,7 @@ class Worker:
         self.ever_started = False
         self.timeouts_in_a_row = 0
         self.documents: dict[str, Preencoded | None] = {}  # serialized once per profile
+        self.repaired_strings = 0  # strings of its replies that held a lone surrogate (replaced), processes ended
         self._lock = threading.Lock()
 
     # --- process ---
@@ -406,12 +410,14 @@ class Worker:
             impl, self.impl = self.impl, None
         if impl is not None:
             impl.kill()
+            self.repaired_strings += impl.repaired_strings
 
     def close(self) -> None:
         with self._lock:
             impl, self.impl = self.impl, None
         if impl is not None:
             impl.stop()
+            self.repaired_strings += impl.repaired_strings
 
     def _validate(self, direction: str, command: str, message: dict[str, Any]) -> None:
         if direction == "command":
@@ -800,6 +806,7 @@ class RunState:
     interrupted: bool = False
     message_problems: list[str] = field(default_factory=list)
     start_failure: str | None = None  # the implementation never started: the run stopped at once
+    repaired_strings: int = 0  # strings the implementation sent with a lone surrogate (each replaced by U+FFFD)
 
 
 def run_jobs(jobs: Sequence[Job], settings: Settings, jobs_count: int = 1, state: RunState | None = None,
@@ -847,6 +854,8 @@ def run_jobs(jobs: Sequence[Job], settings: Settings, jobs_count: int = 1, state
         finally:
             if not stop.is_set() or state.start_failure:
                 worker.close()
+            with lock:
+                state.repaired_strings += worker.repaired_strings
 
     threads = [threading.Thread(target=work, args=(w,), daemon=True) for w in workers]
     for thread in threads:

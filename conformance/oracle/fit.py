@@ -42,10 +42,10 @@ import yaml
 from spec.vocabulary import DifferenceKind, EditableRuleValues as Rules  # the plain rules fit edits
 from spec.vocabulary import ExitCode
 import variants
-from conformance.harness import diagnosis, process, reports, steps
+from conformance.harness import diagnosis, outputs, process, reports, steps
 from conformance.oracle import asking, candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
-from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from variants.applicability import controlling_knobs
 from variants.schema import knob_entry, rule_sections
@@ -1459,8 +1459,8 @@ def command_of(args: argparse.Namespace, tool: str, default: Sequence[str] = ())
         args.jobs, args.timeout = int(args.jobs), float(args.timeout)
     except ValueError:
         args.jobs = 0
-    if not 1 <= args.jobs <= 256 or not math.isfinite(args.timeout) or not 0 < args.timeout <= MAX_TIMEOUT:
-        print(f"thousand {tool}: --jobs must be a whole number from 1 to 256 and --timeout more than 0 and at most "
+    if not 1 <= args.jobs <= 256 or not math.isfinite(args.timeout) or not MIN_TIMEOUT <= args.timeout <= MAX_TIMEOUT:
+        print(f"thousand {tool}: --jobs must be a whole number from 1 to 256 and --timeout from {MIN_TIMEOUT:g} to "
               f"{MAX_TIMEOUT} seconds", file=sys.stderr)
         return None
     return command
@@ -1531,10 +1531,11 @@ def _fit(args: argparse.Namespace) -> int:
     if args.output and (args.output.suffix != ".yaml" or not _valid_name(name)):
         print("thousand fit: --output must be NAME.yaml, NAME of lowercase letters, digits and hyphens", file=sys.stderr)
         return ExitCode.USAGE
-    problem = reports.folder_problem(args.output) if args.output else None
-    if problem:
-        print(f"thousand fit: --output {problem}", file=sys.stderr)
-        return ExitCode.USAGE
+    for option, path in (("--output", args.output), ("--report", args.report)):
+        problem = outputs.output_problem(path) if path else None
+        if problem:  # said before a run of minutes, not after it
+            print(f"thousand fit: {option} {problem}", file=sys.stderr)
+            return ExitCode.USAGE
     profile = resolved_option(args.profile, "fit", "--profile")
     if profile is None:
         return ExitCode.USAGE
@@ -1576,19 +1577,19 @@ def _fit(args: argparse.Namespace) -> int:
     found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
                            fitter.by_id)
     print(report(result, text, found))
-    if args.output:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            print(f"thousand fit: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
-            return ExitCode.USAGE
     broken = [r for case_id, r in fitter.impl_records.items() if r.broken and case_id in result.weighed]
     code = ExitCode.FAILED if result.residual or broken else ExitCode.PASSED
-    if args.report:
-        titles = {case.id: case.title for case in cases}
-        document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
-                                   fitter.start_reply, code)
-        reports.write_json(args.report, document)
+    try:
+        if args.output:
+            outputs.write_atomically(args.output, text)
+        if args.report:
+            titles = {case.id: case.title for case in cases}
+            document = residual.report(result.weighed, titles, result.exercised, profile.name, command,
+                                       fitter.start_reply, code)
+            reports.write_json(args.report, document)
+    except OSError as exc:  # an OutputError names the file
+        print(f"thousand fit: {printable(str(exc))}", file=sys.stderr)
+        return ExitCode.USAGE
     if args.output:
         print(steps.hunt_step(str(args.output), str(args.report) if args.report else None, command))
     return code

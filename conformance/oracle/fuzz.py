@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 import yaml
 
 from spec.vocabulary import DECK, ENDED, RANKS, SUITS, DifferenceKind, ExitCode, Phase
-from conformance.harness import diagnosis, process, reports
+from conformance.harness import diagnosis, outputs, process, reports
 from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
@@ -86,6 +86,7 @@ class Finding:
     deal: int  # the deal of the run it was first seen in, from 1
     count: int = 1
     saved: Path | None = None
+    unsaved: str = ""  # why a finding asked to be saved was not
     shrink_steps: int = 0
     shrunk: bool = False
 
@@ -1081,10 +1082,11 @@ def save(data: dict[str, Any], folder: Path) -> Path:
     path = folder / f"{data['id']}.yaml"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None),
-                        encoding="utf-8")
-    except OSError as exc:
-        raise ReferenceFailed(f"cannot save {path}: {exc.strerror or exc}") from None
+        outputs.write_atomically(path, yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120,
+                                                      default_flow_style=None))
+    except OSError as exc:  # nothing partial is left: the file is whole or absent
+        raise ReferenceFailed(f"cannot save {path}: {exc.strerror or exc}" if not isinstance(exc, outputs.OutputError)
+                              else str(exc)) from None
     try:
         load(path, folder)
     except TranscriptError as exc:  # a bug here, not a finding: no invalid file is left behind
@@ -1228,7 +1230,11 @@ def _shrunk_and_saved(pair: Pair, profile: str, document: dict[str, Any], found:
     if save_to is not None:
         case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
         data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
-        found.saved = save(data, save_to)
+        try:
+            found.saved = save(data, save_to)
+        except ReferenceFailed as exc:
+            found.unsaved = str(exc)
+            raise
 
 
 def _slug(text: str) -> str:
@@ -1243,8 +1249,8 @@ def register(subparsers: Any) -> None:
                     "signature is shrunk and saved as a transcript, then the hunt goes on with the next deal "
                     "until the deal budget or --max-findings. Exit 1 when there is a new finding, 0 when none, "
                     "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
-                    "implementation could not start or broke the protocol, 129/130/143 when stopped by "
-                    "SIGHUP/SIGINT/SIGTERM.")
+                    "implementation could not start or broke the protocol, 5 when it skipped what it was asked "
+                    "(nothing was compared), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
@@ -1281,6 +1287,11 @@ def main(args: argparse.Namespace) -> int:
         found = (f"; the divergence of trial {shrinking.trial} (seed {args.seed}) was being shrunk: run again with "
                  f"--seed {args.seed} to find it" if shrinking is not None else "")
         print(f"thousand fuzz: stopped by {exc.name} after {outcome.deals_played} deals{found}", file=sys.stderr)
+        if shrinking is not None:  # the divergence as first met, unshrunk: what the interruption cannot lose
+            first = shrinking.divergence.differences[0]
+            print(printable(f"unshrunk divergence of trial {shrinking.trial}: {shrinking.signature} at {first.where()}: "
+                            f"reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}"
+                            [:2000]))
         return 128 + exc.signum
     finally:
         process.restore_signals(saved)
@@ -1328,9 +1339,7 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     for line in summary(outcome, resolved.name, str(args.seed), known):
         print(printable(line[:2000]))
     if outcome.error:
-        # the implementation's failure stops the comparison (exit 4, as verify's "could not
-        # start"); the reference's or the saving's is a problem here (exit 3)
-        return ExitCode.CANNOT_START if outcome.error.startswith("the implementation") else ExitCode.INTERNAL
+        return error_exit_code(outcome.error)
     if outcome.findings and args.save:
         rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
         print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
@@ -1338,6 +1347,15 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if any(failed(found.divergence) for found in outcome.findings):
         return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
     return ExitCode.FAILED if outcome.findings else ExitCode.PASSED
+
+
+def error_exit_code(error: str) -> ExitCode:
+    """The exit code of a run its error stopped, as verify's: the implementation skipped what
+    it was asked (nothing was checked: 5); it failed to start or broke the protocol, which
+    stops the comparison (4); the reference's or the saving's failure is a problem here (3)."""
+    if error.startswith("the implementation skipped"):
+        return ExitCode.NOTHING_CHECKED
+    return ExitCode.CANNOT_START if error.startswith("the implementation") else ExitCode.INTERNAL
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:
@@ -1365,7 +1383,8 @@ def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | 
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
-        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: no --save)")
+        why = found.unsaved or "no --save"
+        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: {why})")
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "

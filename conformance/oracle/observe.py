@@ -36,7 +36,8 @@ from spec.vocabulary import DifferenceKind
 # Every observable state field changes under some knob; none is left out of the comparison.
 
 Request = tuple[str, dict[str, Any]]  # (command, fields) of one protocol request
-LARGE_REPLIES_KEPT = 64 * 1024 * 1024  # bytes of replies over VALUE_LIMIT a run reads (see ReplyBudget)
+LARGE_REPLIES_KEPT = 64 * 1024 * 1024  # bytes of replies over LARGE_LINE a run reads (see ReplyBudget)
+LARGE_LINE = 16 * 1024  # a reply line longer than this is charged to the budget (the reference's longest are a few KiB)
 
 
 @dataclass(frozen=True)
@@ -277,11 +278,17 @@ class Observer:
         nested 900 deep), and the run's budget for large replies charged; a line short and
         shallow enough to hold no such value is taken as it is (every reply of the reference)."""
         line = answer.line
-        if len(line) <= VALUE_LIMIT and line.count(b"[") + line.count(b"{") < 100:
+        shallow = line.count(b"[") + line.count(b"{") < 100
+        if len(line) <= LARGE_LINE and shallow:
             return answer
-        if len(line) > VALUE_LIMIT and not self.budget.take(len(line)):
-            raise ProtocolFailure(f"reply to {item.command!r}: the run already received {_mib(LARGE_REPLIES_KEPT)} of "
-                                  f"replies over {_mib(VALUE_LIMIT)}; no more are read")
+        # every long line is charged, those under the clip too: a fit keeps what it observed of
+        # every case until its end, so values just under VALUE_LIMIT at every step would
+        # otherwise add up to gigabytes; the budget bounds the sum
+        if not self.budget.take(len(line)):
+            raise ProtocolFailure(f"reply to {item.command!r}: the run already received {_mib(self.budget.total)} of "
+                                  f"replies over {_mib(LARGE_LINE)}; no more are read")
+        if len(line) <= VALUE_LIMIT and shallow:
+            return answer
         reply = {key: _clipped(value) for key, value in answer.reply.items()}
         if isinstance(reply.get("state"), dict):
             reply["state"] = {key: _clipped(value) for key, value in reply["state"].items()}
@@ -783,11 +790,12 @@ def _mib(size: int) -> str:
 
 
 class ReplyBudget:
-    """The bytes of large replies (over VALUE_LIMIT) a run still reads, shared by the
+    """The bytes of large replies (over LARGE_LINE) a run still reads, shared by the
     observers of a Pool: each is clipped once read, but an implementation sending a 6 MB
     state at every step would still cost minutes of decoding and the memory of the lines."""
 
     def __init__(self, total: int = LARGE_REPLIES_KEPT) -> None:
+        self.total = total
         self.left = total
         self._lock = threading.Lock()
 
@@ -815,9 +823,18 @@ class Errored(ProtocolFailure):
 def _check(command: str, reply: dict[str, Any]) -> None:
     """Skipped for a ``skipped`` reply, Errored for an ``errored`` one."""
     if "skipped" in reply:
-        raise Skipped(str(reply["skipped"]))
+        raise Skipped(said(reply["skipped"], "reason"))
     if "errored" in reply:
-        raise Errored(f"errored on {command!r}: {reply['errored']}", command)
+        raise Errored(f"errored on {command!r}: {said(reply['errored'], 'message')}", command)
+
+
+def said(value: Any, field: str) -> str:
+    """The text an implementation gave (``{"reason": ...}``, ``{"message": ...}``) as a reader
+    reads it: the field's text, else the value as JSON, never a Python repr; clipped."""
+    text = value.get(field) if isinstance(value, dict) else None
+    if not isinstance(text, str):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 500 else text[:500] + "..."
 
 
 class BatchObserver(Observer):

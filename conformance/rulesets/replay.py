@@ -26,6 +26,7 @@ import argparse
 import difflib
 import itertools
 import json
+import os
 import sys
 import textwrap
 from dataclasses import asdict, dataclass, field
@@ -34,6 +35,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import variants
 from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
+from conformance.harness import outputs
 from conformance.harness.process import Implementation, ProtocolFailure
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
@@ -793,11 +795,15 @@ def save_case(case: Transcript, result: Replay, folder: Path) -> Path:
     about = [knob for knob in changed_knobs(result.profile) if knob not in variants.inert_knobs(house)]
     document = house_transcript(case, result, about or list(case.knobs))
     path = folder / house.name / f"{case.id.split('/')[-1]}.yaml"
-    if path.exists():
+    if os.path.lexists(path):  # a dangling link too: never written through
         raise ReplayError(f"--save-case: {path} exists; not overwritten")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100, default_flow_style=None),
-                    encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        outputs.write_atomically(path, yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100,
+                                                      default_flow_style=None), exclusive=True)
+    except OSError as exc:  # an OutputError names the file
+        raise ReplayError(f"--save-case: {exc}" if isinstance(exc, outputs.OutputError)
+                          else f"--save-case: cannot write {path}: {exc.strerror or exc}") from None
     return path
 
 

@@ -25,6 +25,11 @@ MODES = {
     "profiles_string": "declares profiles as a string instead of a list",
     "seq_true": "answers match with seq true",
     "hang_after_match": "hangs on its first apply (after touching $HOSTILE_MARKER)",
+    "child_hang": "starts a child in its own process group (sleeping), then hangs as hang_after_match",
+    "surrogate": "writes a lone surrogate (an escaped \\ud800) in its name and a field of every state, plays correctly",
+    "nan_state": "carries NaN in every state's scores",
+    "odd_name": "names itself with 5 MB, an object as version and a line {: onclick=... } (row 6)",
+    "fail_start": "writes why it cannot start on stderr and exits 2 before reading anything",
     "skip_all": "skips every match",
     "control_chars": "writes control characters in an errored message and on stderr",
 }
@@ -52,9 +57,34 @@ def start_helper() -> None:
         os._exit(0)
 
 
+def start_child() -> None:
+    """A child that stays in our process group and would outlive us."""
+    if os.fork() == 0:
+        note_pid()
+        time.sleep(300)
+        os._exit(0)
+
+
 def hostile(request: dict[str, Any], toy: Toy, mode: str, counters: dict[str, int]) -> str | None:
     """The raw reply line of a hostile moment, or None to play normally."""
     cmd, seq = request.get("cmd"), request.get("seq")
+    if mode == "surrogate" and cmd == "start":
+        start = answer(request, toy, "ok", counters)
+        assert start is not None
+        start["implementation"]["name"] = "fake \ud800 engine"
+        return json.dumps(start)
+    if mode == "surrogate" and cmd == "state":
+        state = toy.state()
+        state["comment"] = "lone \ud800 surrogate"  # json.dumps writes it as the escape \ud800
+        return json.dumps({"seq": seq, "state": state})
+    if mode == "nan_state" and cmd == "state":
+        state = toy.state()
+        state["scores"] = [float("nan"), float("inf"), 0]
+        return json.dumps({"seq": seq, "state": state})
+    if mode == "odd_name" and cmd == "start":
+        name = "Engine { onclick=\"alert(1)\" }\n{: onclick=\"alert(7)\" }" + "x" * (5 * 1024 * 1024)
+        return json.dumps({"seq": seq, "version": 1, "profiles": ["toy"],
+                           "implementation": {"name": name, "version": {"major": 1}, "extra": [1, 2]}})
     if mode == "profiles_string" and cmd == "start":
         return json.dumps({"seq": seq, "version": 1, "profiles": "toy+extra", "implementation": {"name": "hostile"}})
     if mode == "seq_true" and cmd == "match":
@@ -88,10 +118,15 @@ def main() -> None:
     note_pid()
     if mode == "setsid_helper":
         start_helper()
+    if mode == "child_hang":
+        start_child()
+    if mode == "fail_start":
+        sys.stderr.write("engine: cannot open rules.dat: No such file or directory\nusage: engine [--rules FILE]\n")
+        sys.exit(2)
     toy, counters = Toy(), dict[str, int]()
     for line in sys.stdin:
         request = json.loads(line)
-        if mode == "hang_after_match" and request.get("cmd") == "apply":
+        if mode in ("hang_after_match", "child_hang") and request.get("cmd") == "apply":
             touch_marker()
             time.sleep(300)
         raw = hostile(request, toy, mode, counters)

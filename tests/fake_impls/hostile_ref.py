@@ -32,6 +32,9 @@ MODES = {
     "hostile_name": "names itself <script>alert(1)</script> `x` | y; plays as the reference",
     "no_pass": "leaves 'pass' out of every legal set (a divergence)",
     "no_pass_slow_shrink": "no_pass; from its second match on, touches $HOSTILE_MARKER and hangs",
+    "surrogate_name": "names itself with a lone surrogate and adds one to every state; plays as the reference",
+    "skip_match": "answers every match with skipped (a reason given), as an adapter for other rules would",
+    "state_60kb": "every state carries a 60 KB string (under the per-value clip)",
 }
 HUGE_LEGAL = json.dumps([f"bid {n}" for n in range(600_000)])  # built once: 6 MB
 REFERENCE = [sys.executable, "-I", "-m", "reference_impl.server"]
@@ -56,6 +59,14 @@ def changed(mode: str, cmd: Any, reply: dict[str, Any], counters: dict[str, int]
         return f'{{"seq": {seq}, "actions": {"[" * 100_000}{"]" * 100_000}}}'
     elif mode == "huge_number" and cmd == "state" and first:
         return f'{{"seq": {seq}, "state": {{"scores": [{"9" * 5000}, 0, 0]}}}}'
+    elif mode == "surrogate_name" and cmd == "start":
+        reply["implementation"] = {"name": "engine \ud800 one", "version": "1"}
+    elif mode == "surrogate_name" and cmd == "state" and isinstance(reply.get("state"), dict):
+        reply["state"]["note"] = "\udfff"
+    elif mode == "state_60kb" and cmd == "state" and isinstance(reply.get("state"), dict):
+        reply["state"]["junk"] = "y" * (60 * 1024)
+    elif mode == "skip_match" and cmd == "match":
+        return json.dumps({"seq": seq, "skipped": {"reason": "plays only its own rules"}})
     elif mode in ("control_name", "hostile_name") and cmd == "start":
         name = ("\x1b]0;owned\x07" + "n" * 200 + "\nline two") if mode == "control_name" else "<script>alert(1)</script> `x` | y"
         reply["implementation"] = {"name": name, "version": "1"}

@@ -236,6 +236,23 @@ def test_a_tampered_entry_with_a_valid_digest_is_not_trusted_blindly(tmp_path: P
     assert transcripts.discover([root]) == expected
 
 
+@pytest.mark.parametrize("emptied", ["deals", "action"])
+def test_an_entry_emptied_and_signed_again_with_the_users_key_is_checked_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, emptied: str) -> None:  # issue 52, row 19
+    monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
+    root = corpus(tmp_path, {})
+    expected = transcripts.discover([root])
+    store = corpus_cache.open_store()
+    assert store is not None and len(store.entries) == 1
+    key, data = next(iter(store.entries.items()))
+    step = {"expect": {}}  # its action dropped
+    hollow = {**data, "deals": []} if emptied == "deals" else {**data, "deals": [{**data["deals"][0], "steps": [step]}]}
+    store.put(key, hollow)
+    store.save()  # signed with the folder's own key: the digest is valid
+    assert corpus_cache.open_store().entries[key] == hollow  # type: ignore[union-attr]
+    assert transcripts.discover([root]) == expected  # the file was read and checked again, not the entry
+
+
 def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("THOUSAND_NO_CACHE", "1")
@@ -325,3 +342,27 @@ def test_text_handed_in_with_a_lone_surrogate_is_one_error() -> None:
     with pytest.raises(ProfileError, match="lone surrogate U\\+D800") as caught:
         parse_text("profile: x\ntitle: \ud800\n", "f.yaml")
     assert (caught.value.line, caught.value.column) == (2, 8)
+
+
+# --- file names with control characters (issue 52, row 11) -------------------------------
+
+@pytest.mark.parametrize(("command", "name", "exists"), [
+    ("validate", "bad\x1b[31m\x07.yaml", True),
+    ("validate", "gone\x1b]0;owned\x07.yaml", False),
+    ("show", "./bad\x1b[31m\x07.yaml", True),
+    ("report", "bad\x1b[31m\x07.json", True),
+    ("report", "gone\x1b[2J\x07.json", False),
+])
+def test_a_file_name_with_control_characters_is_shown_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str], command: str,
+                                                              name: str, exists: bool) -> None:
+    from conformance import cli
+
+    monkeypatch.chdir(tmp_path)
+    if exists:
+        (tmp_path / name).write_text("not a profile, not a report\n", encoding="utf-8")
+    code = cli.main([command, name])
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    assert code in (1, 2) and "\\x1b" in shown and "\\x07" in shown
+    assert "\x1b" not in shown and "\x07" not in shown

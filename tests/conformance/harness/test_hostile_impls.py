@@ -273,3 +273,138 @@ def test_a_case_list_or_folder_naming_nothing_is_a_usage_error(tmp_path: Path, c
     (tmp_path / "empty").mkdir()
     assert main(["verify", "--cases", str(tmp_path / "empty"), "--", "/no/such"]) == 2
     assert "no transcripts found" in capsys.readouterr().err
+
+
+# --- issue 52: odd values, hostile names, start failures, death by SIGKILL, outputs -------
+
+def _report_reads(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """``thousand report`` (and --known, through the same reader) read what verify wrote."""
+    from conformance.harness import diagnosis
+
+    assert main(["report", str(path), "--markdown"]) == 0, capsys.readouterr().err
+    diagnosis.Known.read(path)  # raises on a report it refuses
+    return capsys.readouterr().out
+
+
+def test_a_lone_surrogate_is_replaced_and_the_reports_are_written(tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:  # row 2
+    run = verify(tmp_path, "surrogate")
+    assert run.code == 1, run.err  # t/wrong fails, t/good passes: the run itself is whole
+    assert_clean(run)
+    assert run.outcomes() == {"t/good": "pass", "t/wrong": "fail"}
+    assert run.report is not None and run.report["implementation"]["name"] == "fake \ufffd engine"
+    assert run.report["repaired_strings"] >= 3  # flagged: the name and the state of each case
+    _report_reads(tmp_path / "out" / "r.json", capsys)
+
+
+def test_nan_in_a_state_is_a_protocol_error_and_every_reader_reads_the_report(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # row 5
+    run = verify(tmp_path, "nan_state")
+    assert run.code == 1
+    assert_clean(run)
+    assert set(run.outcomes().values()) == {"error"}
+    assert all("NaN, which is not a JSON number" in case["message"] for case in (run.report or {})["cases"])
+    text = (tmp_path / "out" / "r.json").read_text(encoding="utf-8")
+    assert "NaN" not in text.replace("NaN, which", "") and "Infinity" not in text
+    _report_reads(tmp_path / "out" / "r.json", capsys)
+
+
+def test_a_huge_object_named_implementation_is_coerced_clipped_and_flagged(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # rows 3 and 6
+    run = verify(tmp_path, "odd_name")
+    assert_clean(run)
+    assert run.report is not None
+    info = run.report["implementation"]
+    assert info["coerced"] is True and set(info) == {"name", "version", "coerced"}
+    assert len(info["name"]) <= 200 and "\n" not in info["name"] and info["version"] == '{"major": 1}'
+    assert (tmp_path / "out" / "r.json").stat().st_size < 100_000
+    markdown = _report_reads(tmp_path / "out" / "r.json", capsys)
+    title = markdown.splitlines()[0]
+    assert "\\{ onclick" in title and "\\{: onclick" in title  # no attribute list can attach to the heading
+    assert not [c for i, c in enumerate(title) if c in "{}" and title[i - 1] != "\\"]
+
+
+def test_a_start_failure_shows_what_the_implementation_said(tmp_path: Path) -> None:  # row 10
+    run = verify(tmp_path, "fail_start")
+    assert run.code == 4
+    assert_clean(run)
+    assert "cannot open rules.dat" in run.err and "usage: engine" in run.err and "exited with code 2" in run.err
+    assert run.report is not None and "cannot open rules.dat" in run.report["start_failure"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGKILL, signal.SIGUSR1])
+def test_the_implementation_and_its_child_die_with_a_killed_runner(tmp_path: Path, signum: int) -> None:  # row 7
+    run = verify(tmp_path, "child_hang", "--timeout", "50", at_marker=signum)
+    assert run.code == -signum
+    assert len(run.pids) >= 2  # the fake and its child, in the fake's process group
+    deadline = time.monotonic() + 10
+    while [pid for pid in run.pids if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in run.pids if alive(pid)]
+
+
+def test_a_timeout_below_the_minimum_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # row 12
+    corpus = toy_corpus(tmp_path / "cases")
+    assert main(["verify", "--cases", str(corpus), "--timeout", "1e-9", "--", "/no/such"]) == 2
+    assert "--timeout must be from 0.01" in capsys.readouterr().err
+
+
+def test_reports_replace_a_link_keep_the_mode_and_leave_nothing_partial(tmp_path: Path) -> None:  # rows 4 and 13
+    out = tmp_path / "out"
+    out.mkdir()
+    target = tmp_path / "precious.txt"
+    target.write_text("keep me\n")
+    (out / "r.json").symlink_to(target)  # a link planted where the report goes
+    (out / "j.xml").write_text("old\n")
+    (out / "j.xml").chmod(0o644)
+    run = verify(tmp_path, "skip_all")
+    assert run.code == 5
+    assert target.read_text() == "keep me\n" and not (out / "r.json").is_symlink()
+    assert (out / "j.xml").stat().st_mode & 0o777 == 0o644
+    assert sorted(p.name for p in out.iterdir()) == ["j.xml", "r.json"]  # no temporary file left
+
+
+def _small_files(limit: int) -> None:
+    """The runner may write files of at most ``limit`` bytes (a disk that fills up), and a
+    write past it fails (EFBIG) instead of killing the process."""
+    import resource
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+
+def test_a_report_that_cannot_be_written_is_named_and_nothing_partial_is_left(tmp_path: Path) -> None:  # row 14
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "r.json").write_text("{}\n")
+    corpus = toy_corpus(tmp_path / "cases")
+    command = [sys.executable, "-m", "conformance.cli", "verify", "--cases", str(corpus), "--timeout", "5",
+               "--report", str(out / "r.json"), "--", sys.executable, str(HOSTILE), "skip_all"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=HANG_GUARD, cwd=ROOT,
+                          env=dict(os.environ, THOUSAND_NO_CACHE="1"), preexec_fn=lambda: _small_files(200))
+    assert done.returncode == 2, done.stderr
+    assert f"cannot write {out / 'r.json'}: File too large" in done.stderr and "Traceback" not in done.stderr
+    assert (out / "r.json").read_text() == "{}\n"  # the previous report stays whole
+    assert sorted(p.name for p in out.iterdir()) == ["r.json"]
+
+
+@pytest.mark.parametrize(("line", "words"), [
+    (b'{"seq": 1, "state": {"scores": [NaN, 0, 0]}}', "holds NaN, which is not a JSON number"),
+    (b'{"seq": 1, "state": {"scores": [-Infinity, 0, 0]}}', "holds -Infinity"),
+    (b'{"seq": 1, "a": ' + b"[" * 985 + b'"\\ud800"' + b"]" * 985 + b"}", "nested too deeply"),
+])
+def test_a_reply_the_session_cannot_take_is_a_protocol_failure(line: bytes, words: str) -> None:  # rows 2 and 5
+    from conformance.harness.process import ProtocolFailure, decode_reply
+
+    with pytest.raises(ProtocolFailure, match=words):
+        decode_reply("state", line)
+
+
+def test_lone_surrogates_are_replaced_once_and_counted() -> None:  # row 2
+    from conformance.harness.process import decode_reply
+
+    raw = '{"seq": 1, "name": "a\ud800b", "\udfff": ["\\udc00", "\\ud83d\\ude00"]}'.encode("utf-8", "surrogatepass")
+    reply, repaired = decode_reply("start", raw)
+    assert reply == {"seq": 1, "name": "a\ufffdb", "\ufffd": ["\ufffd", "\U0001f600"]} and repaired == 3
+    json.dumps(reply, ensure_ascii=False).encode("utf-8")  # encodes: no surrogate is left
+    assert decode_reply("start", b'{"seq": 1, "name": "plain"}') == ({"seq": 1, "name": "plain"}, 0)

@@ -225,6 +225,7 @@ def test_sigint_while_shrinking_names_the_seed_and_trial(tmp_path: Path) -> None
     run = fuzz(tmp_path, "--seed", "s7", "--timeout", "60", mode="no_pass_slow_shrink", at_marker=signal.SIGINT)
     assert run.code == 130
     assert "stopped by SIGINT" in run.err and "trial 0 (seed s7)" in run.err and "--seed s7" in run.err
+    assert "unshrunk divergence of trial 0: legal" in run.out  # issue 52 row 17: the divergence itself is shown
     assert_clean(run)
 
 
@@ -358,6 +359,9 @@ def test_a_cache_others_could_write_is_ignored_with_a_warning(tmp_path: Path, mo
     ["fuzz", "--profile", "classic", "--timeout", "3000000"],
     ["fuzz", "--profile", "classic", "--save", "/proc/nope"],
     ["fuzz", "--profile", "classic", "--deals", "0"],
+    ["fuzz", "--profile", "classic", "--timeout", "1e-9"],  # issue 52 row 12: not "the reference failed"
+    ["fit", "--profile", "classic", "--timeout", "0.001"],
+    ["fit", "--profile", "classic", "--report", "/nonexistent/dir/r.json"],  # issue 52 row 8: said before the run
 ])
 def test_a_bad_option_is_exit_2_before_the_run(tmp_path: Path, arguments: list[str]) -> None:
     run = thousand(tmp_path, *arguments, impl=["/no/such/engine"])
@@ -452,4 +456,108 @@ def test_verify_and_fuzz_play_a_large_house_file_that_sets_every_knob(tmp_path: 
     run = thousand(tmp_path, "fuzz", "--rules", f"{house}", "--deals", "2", "--timeout", "10",
                    impl=[sys.executable, "-I", "-m", "reference_impl.server", "--rules", str(house)])
     assert run.code == 0 and "no new divergence" in run.out, run.out + run.err
+    assert_clean(run)
+
+
+# --- issue 52: odd values, outputs, death by SIGKILL, skips -------------------------------
+
+def test_fit_with_a_lone_surrogate_writes_both_outputs_and_replaces_a_link(tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Rows 2 and 4: a lone surrogate in the name and the states; --output is a link to another file."""
+    from conformance.harness import diagnosis
+
+    precious = tmp_path / "precious.yaml"
+    precious.write_text("keep: me\n")
+    (tmp_path / "fitted-here.yaml").symlink_to(precious)
+    report = tmp_path / "fit.json"
+    run = fit(tmp_path, "--report", str(report), mode="surrogate_name")
+    assert run.code in (0, 1), run.err  # the extra state field is a residual or not: either is a verdict
+    assert precious.read_text() == "keep: me\n" and not (tmp_path / "fitted-here.yaml").is_symlink()
+    variants.load_profile_file(tmp_path / "fitted-here.yaml")
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["implementation"]["name"] == "engine \ufffd one"
+    assert cli.main(["report", str(report)]) == 0 and "engine \ufffd one" in capsys.readouterr().out
+    diagnosis.Known.read(report)
+    assert_clean(run)
+
+
+@pytest.mark.parametrize("tool", ["fit", "fuzz"])
+def test_sigkill_of_fit_or_fuzz_leaves_no_implementation(tmp_path: Path, tool: str) -> None:  # row 7
+    runner = fit if tool == "fit" else fuzz
+    run = runner(tmp_path, "--timeout", "60", mode="no_read_after_match", at_marker=signal.SIGKILL)
+    assert run.code == -signal.SIGKILL
+    assert len(run.pids) >= 2  # the wrapper and the reference it started (in its process group)
+    deadline = time.monotonic() + 10
+    while [pid for pid in run.pids if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in run.pids if alive(pid)]
+
+
+def _small_files() -> None:
+    """Files of at most 300 bytes (a disk that fills up): a longer write fails with EFBIG
+    instead of killing the process; and the address-space limit of every run here."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+    _limit_memory()
+
+
+def test_fuzz_save_on_a_full_disk_names_the_file_and_leaves_nothing(tmp_path: Path) -> None:  # rows 9 and 14
+    command = [sys.executable, "-m", "conformance.cli", "fuzz", "--profile", "classic", "--deals", "2", "--timeout", "5",
+               "--save", str(tmp_path / "saved"), "--", sys.executable, str(HOSTILE), "no_pass"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=GUARD, cwd=ROOT, preexec_fn=_small_files)
+    assert done.returncode == 3, done.stdout + done.stderr
+    target = tmp_path / "saved" / "classic" / "fuzz-0-0.yaml"
+    assert f"cannot write {target}: File too large" in done.stdout
+    assert "no --save" not in done.stdout and "(not saved: cannot write" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert [p for p in (tmp_path / "saved").rglob("*") if p.is_file()] == []  # no 0-byte or temporary file
+
+
+def test_replay_save_case_onto_a_dangling_link_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:  # row 15
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "oak-club", "--extends", "gambler-club"]) == 0
+    folder = tmp_path / "house" / "oak-club"
+    folder.mkdir(parents=True)
+    link = folder / "worked-example-contract-160-made.yaml"
+    link.symlink_to(tmp_path / "elsewhere.yaml")  # dangling
+    capsys.readouterr()
+    code = cli.main(["replay", "gambler-club/scoring/worked-example-contract-160-made", "--profile", "./oak-club.yaml",
+                     "--save-case", "house", "--json"])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{link.relative_to(tmp_path)} exists; not overwritten" in err and "Errno" not in err
+    assert not (tmp_path / "elsewhere.yaml").exists() and link.is_symlink()
+
+
+def test_fuzz_on_an_adapter_that_skips_is_nothing_checked_in_words(tmp_path: Path) -> None:  # row 18 (exit code, message)
+    run = fuzz(tmp_path, mode="skip_match", deals="2")
+    assert run.code == 5, run.out + run.err
+    assert "skipped: plays only its own rules" in run.out and "{'reason'" not in run.out + run.err
+    assert saved(tmp_path) == []
+    assert_clean(run)
+
+
+def test_values_under_the_clip_count_toward_the_runs_budget() -> None:  # row 16: the sum is bounded, not each value
+    from conformance.harness.process import Answer, Posted, ProtocolFailure
+    from conformance.oracle import observe
+
+    observer = observe.Observer(["unused"], budget=observe.ReplyBudget(200_000))
+    line = json.dumps({"seq": 1, "state": {"junk": "y" * 60_000}}).encode() + b"\n"  # under VALUE_LIMIT (64 KiB)
+    answer = Answer(line, json.loads(line))
+    item = Posted("state", 1, len(line))
+    kept = [observer._kept(item, answer) for _ in range(3)]  # 3 x 60 KB: within the 200 KB given
+    assert all(len(k.reply["state"]["junk"]) == 60_000 for k in kept)  # kept whole: under the clip
+    with pytest.raises(ProtocolFailure, match="no more are read"):
+        observer._kept(item, answer)
+    small = json.dumps({"seq": 1, "state": {"phase": "play"}}).encode() + b"\n"
+    assert observer._kept(item, Answer(small, json.loads(small))).reply["state"] == {"phase": "play"}  # never charged
+
+
+@pytest.mark.parametrize("tool", ["fit", "fuzz"])
+def test_a_start_failure_in_fit_or_fuzz_shows_what_the_implementation_said(tmp_path: Path, tool: str) -> None:  # row 10
+    runner = fit if tool == "fit" else fuzz
+    run = runner(tmp_path, impl=sh("echo 'engine: cannot open rules.dat' >&2; exit 2"))
+    assert run.code == 4
+    assert "exited with code 2; its stderr ends: engine: cannot open rules.dat" in run.out + run.err
+    assert not (tmp_path / "fitted-here.yaml").exists() and saved(tmp_path) == []
     assert_clean(run)
