@@ -134,6 +134,7 @@ def test_a_known_source_is_still_not_read_again() -> None:
         reference.close()
 
 
+@pytest.mark.slow
 def test_an_errored_replay_keeps_the_reference_process() -> None:
     cases = _cases()
     house = variants.resolve(CLASSIC_HOUSE).to_document()  # under it one case deals again during an auction

@@ -93,6 +93,7 @@ def test_the_matrix_counts_differing_knobs_per_pair() -> None:
 
 # --- impact on the transcripts ----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_worked_example_scores_differently_under_polish(gambler_club_vs_polish: str) -> None:
     impact = gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[1]
     assert f"== {WORKED_EXAMPLE}" in impact
