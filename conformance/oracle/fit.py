@@ -1372,7 +1372,7 @@ def residual_groups(residual: dict[str, tuple[observe.Difference, ...]]) -> list
     groups: dict[str, tuple[list[str], observe.Difference]] = {}
     for case_id, diffs in residual.items():
         if diffs:
-            groups.setdefault(diffs[0].signature, ([], diffs[0]))[0].append(case_id)
+            groups.setdefault(observe.finding_of(diffs[0]).signature, ([], diffs[0]))[0].append(case_id)
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
 
 

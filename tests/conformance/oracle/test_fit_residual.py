@@ -90,11 +90,11 @@ def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -
     impossible = frozenset({evidence.key_of(points), evidence.key_of(later)})
     found = evidence.Evidence("c", 60, 0, (penalty, points, later), frozenset(keys - impossible), impossible)
     [failure] = residual.failures({"c": found}, {}, "skill-games")
-    first, second = (f["signature"] for f in failure.findings[:2])
+    first, second = (f.signature for f in failure.findings[:2])
     assert first == "state.card_points" and second == "event[play] barrel_left(fell_back) differs in penalty"
     plain = evidence.Evidence("c", 60, 0, (penalty, points), frozenset(keys - {evidence.key_of(later)}))
     [failure] = residual.failures({"c": plain}, {}, "skill-games")  # nothing impossible: in the order shown
-    assert failure.findings[0]["signature"].startswith("event[play] barrel_left")
+    assert failure.findings[0].signature.startswith("event[play] barrel_left")
 
 
 def _ended(case: str, events: list[dict[str, object]]) -> observe.CaseRecord:
