@@ -1469,10 +1469,11 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
         lines.append(f"  {number}. {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, "
                      f"first in deal {found.deal} (trial {found.trial}); shrunk in {found.shrink_steps} replays to "
                      f"{len(found.divergence.scenario.deals)} deal(s)")
+        signed = found.divergence.finding  # the values the signature reads, as the transcript shows them
         if failed(found.divergence):
             lines.append(f"     the implementation broke the protocol at {first.at}: {first.actual}")
         else:
-            lines.append(f"     reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}")
+            lines.append(f"     reference {_short(signed.expected, 150)}, implementation {_short(signed.actual, 150)}")
         if found.knobs:
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
         if found.divergence.scenario.position:
