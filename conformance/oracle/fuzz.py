@@ -102,7 +102,7 @@ class NewCause:
     shrink_steps: int = 0
     shrunk: bool = False
     proof: str = ""
-    unsaved: str = "no --save"  # why no transcript was saved
+    unsaved: str = "no --save"  # why no transcript was saved (when none was)
 
     @property
     def signature(self) -> str:
@@ -1304,14 +1304,18 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
     small, steps = shrink(pair, profile, document, found.divergence, tolerate)
     found.divergence, found.shrink_steps, found.shrunk = small, steps, True
     case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
-    data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
-    with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
-        save(data, Path(scratch))
-        found.proof = proof.why_not(Path(scratch))
-    if found.proof:
-        found.unsaved = "not reproducible"
-    elif save_to is not None:
-        found.saved = save(data, save_to)
+    try:
+        data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
+        with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
+            save(data, Path(scratch))
+            found.proof = proof.why_not(Path(scratch))
+        if found.proof:
+            found.unsaved = "not reproducible"
+        elif save_to is not None:
+            found.saved = save(data, save_to)
+    except ReferenceFailed as exc:  # the run stops on it (exit 3); the finding's line says why it has no file
+        found.unsaved = str(exc)
+        raise
 
 
 def _slug(text: str) -> str:
