@@ -1409,6 +1409,8 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
         print(f"thousand fuzz: {exc}", file=sys.stderr)
         return 2
     problem = _save_problem(args.save)
+    if args.report is not None and not args.report.parent.is_dir():  # known before the run, as verify's
+        problem = f"--report {args.report}: the folder {args.report.parent} does not exist"
     if problem:
         print(f"thousand fuzz: {problem}", file=sys.stderr)
         return 2

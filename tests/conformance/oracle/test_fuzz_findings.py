@@ -149,3 +149,11 @@ def test_a_report_of_each_tool_reads_as_known(tmp_path: Path) -> None:
     known = findings.Known.read(path)
     assert known.cause_of("state.high_bid") == "state.high_bid" and known.cause_of("state.scores") is None
     assert json.loads(path.read_text(encoding="utf-8"))["cases"][0]["mismatches"][0]["signature"] == "state.high_bid"
+
+
+def test_a_report_into_a_missing_folder_is_a_usage_error_before_the_run(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "nowhere" / "fuzz.json"
+    assert main(["fuzz", "--profile", "classic", "--deals", "1", "--report", str(report), "--", *REFERENCE_COMMAND]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--report" in err[0] and "does not exist" in err[0]
