@@ -1591,14 +1591,35 @@ def _implementation_name(fitter: Fitter) -> str:
     return cleaned or "the implementation"
 
 
+def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
+    """Each kept change record with the changes the fitted rules hold, at the value they hold:
+    a knob a record moved that the rules reported have at the profile's value (put back, or
+    an equal value kept instead) is no change, and a record left with none is not listed."""
+    try:
+        start = variants.resolve(result.profile)
+    except variants.ProfileError:  # a profile fit could not have started from: every record as it is
+        return [(record, record.changes) for record in result.accepted]
+    changed, listed = set(changed_knobs(start, result.rules)), set()
+    kept = []
+    for record in result.accepted:
+        # the value the rules hold (an equal one may stand for the record's), each knob once
+        changes = tuple(Change(ch.knob, _value_in(result.rules, ch.knob)) for ch in record.changes
+                        if ch.knob in changed and ch.knob not in listed)
+        listed.update(ch.knob for ch in changes)
+        if changes:
+            kept.append((record, changes))
+    return kept
+
+
 def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
     checked = sum(e.checked for e in result.weighed.values())
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
              f"reference replays, {result.seconds:.1f} s"]
-    if result.accepted:
-        for record in result.accepted:
-            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
+    moved = _moved(result)
+    if moved:
+        for record, changes in moved:
+            lines.append(f"# changed {', '.join(ch.text() for ch in changes)}: reproduces "
                          f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
                          f"e.g. {record.example}")
     else:
