@@ -1513,7 +1513,7 @@ def _fit(args: argparse.Namespace) -> int:
     if not cases:
         print(f"thousand fit: no case lists profile {profile.name!r}", file=sys.stderr)
         return 2
-    progress = terminal_progress("fit")
+    progress = terminal_progress("fit", every=PROGRESS_EVERY)
     fitter = Fitter(profile.name, cases, command, args.jobs, args.timeout, progress)
     try:
         with process.supervised():
@@ -1599,7 +1599,7 @@ def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
         start = variants.resolve(result.profile)
     except variants.ProfileError:  # a profile fit could not have started from: every record as it is
         return [(record, record.changes) for record in result.accepted]
-    changed, listed = set(changed_knobs(start, result.rules)), set()
+    changed, listed = set(changed_knobs(start, result.rules)), set[str]()
     kept = []
     for record in result.accepted:
         # the value the rules hold (an equal one may stand for the record's), each knob once
@@ -1611,6 +1611,9 @@ def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
     return kept
 
 
+PROGRESS_EVERY = 20.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
+
+
 def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
     checked = sum(e.checked for e in result.weighed.values())
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
@@ -1618,8 +1621,8 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
              f"reference replays, {result.seconds:.1f} s"]
     moved = _moved(result)
     if moved:
-        for record, changes in moved:
-            lines.append(f"# changed {', '.join(ch.text() for ch in changes)}: reproduces "
+        for record, held in moved:
+            lines.append(f"# changed {', '.join(ch.text() for ch in held)}: reproduces "
                          f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
                          f"e.g. {record.example}")
     else:
