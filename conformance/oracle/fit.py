@@ -1611,7 +1611,7 @@ def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
     return kept
 
 
-PROGRESS_EVERY = 20.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
+PROGRESS_EVERY = 60.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
 
 
 def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
