@@ -207,7 +207,7 @@ def run_mutants(args: argparse.Namespace) -> None:
             verdict = "ok" if checks == [0, 1] else f"CHECK FAILED {checks}"
             if checks != [0, 1]:
                 unchecked.append(name)
-            first = outcome.divergence.differences[0] if outcome.divergence else None
+            first = outcome.divergence.finding if outcome.divergence else None
             print(f"{name:40s} {deals:4d} deals under {profile:22s} {first.signature if first else ''} "
                   f"[transcript vs reference/mutant: {verdict}] ({time.monotonic() - started:.0f} s)", flush=True)
     spread = f"deals-to-find median {statistics.median(found):.0f}, worst {max(found)}" if found else "none found"

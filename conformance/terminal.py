@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Callable, TextIO
 
 
@@ -20,10 +21,24 @@ def silence_stdout() -> None:
         pass
 
 
-def terminal_progress(tool: str) -> Callable[[str], None]:
-    """One updating line on stderr when it is a terminal; nothing otherwise (see ``clear_progress``)."""
+def terminal_progress(tool: str, every: float | None = None) -> Callable[[str], None]:
+    """One updating line on stderr when it is a terminal (see ``clear_progress``). Otherwise
+    nothing, or with ``every``, a plain line at most once in that many seconds, the first
+    after that long: a run of minutes written to a log is not silent all along, and a short
+    one writes nothing but its output."""
     if not sys.stderr.isatty():
-        return lambda text: None
+        if every is None:
+            return lambda text: None
+        last = [time.monotonic()]
+
+        def note(text: str) -> None:
+            now = time.monotonic()
+            if now - last[0] >= every:
+                last[0] = now
+                sys.stderr.write(f"{tool}: {printable(text[:150])}\n")
+                sys.stderr.flush()
+
+        return note
 
     def show(text: str) -> None:
         sys.stderr.write(f"\r\033[K{tool}: {text[:150]}")

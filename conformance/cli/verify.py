@@ -21,7 +21,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from conformance.oracle import house as house_cases
-from conformance.harness import diagnosis, outputs, process, reports, runner, steps
+from conformance.harness import diagnosis, findings, outputs, process, reports, runner, steps
 from conformance.terminal import Escaped, clear_progress, printable, silence_stdout, terminal_progress
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, CaseBug, Transcript, discover
 from spec.vocabulary import ExitCode
@@ -125,7 +125,7 @@ class Options:
     include: list[str]
     listed: list[str]  # ids from --case-list (each must name a case)
     expected: reports.ExpectedFailures | None
-    known: diagnosis.Known | None = None
+    known: findings.Known | None = None
 
 
 def _number(text: str, name: str, kind: type) -> Any:
@@ -179,8 +179,8 @@ def check_options(args: argparse.Namespace) -> Options:
     known = None
     if getattr(args, "known", None):
         try:
-            known = diagnosis.Known.read(args.known)
-        except diagnosis.KnownError as exc:
+            known = findings.Known.read(args.known)
+        except findings.KnownError as exc:
             raise UsageError(str(exc)) from None
     return Options(command or list(runner.REFERENCE_COMMAND), timeout, jobs, list(args.include), listed, expected, known)
 
@@ -334,7 +334,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def finish(args: argparse.Namespace, cases: Sequence[Transcript | CaseBug], results: list[runner.Result],
            expected: reports.ExpectedFailures | None, info: reports.RunInfo,
-           known: diagnosis.Known | None = None) -> int:
+           known: findings.Known | None = None) -> int:
     """Write the reports first (a reader that goes away, or a signal now, cannot lose them),
     then tell the terminal."""
     late: list[int] = []
@@ -440,14 +440,14 @@ def rules_line(rules: str) -> str:
             f"counts are not comparable)")
 
 
-def _set_apart(verdict: reports.Verdict, known: diagnosis.Known) -> list[tuple[runner.Result, str]]:
+def _set_apart(verdict: reports.Verdict, known: findings.Known) -> list[tuple[runner.Result, str]]:
     """The unexpected failures a known root cause explains, taken out of the verdict (and of
     its root causes) and marked as expected failures; each with the cause that explains it."""
     apart: list[tuple[runner.Result, str]] = []
     for result in list(verdict.unexpected):
         first = result.findings[0] if result.findings else None
         signature = first.signature if first else diagnosis.outcome_signature(result.outcome, result.message)
-        cause = known.cause_of(signature, (*first.knobs, *first.upstream) if first else ())
+        cause = known.cause_of(signature)
         if cause is not None and result.outcome != "case_bug":
             result.expected_failure = True
             verdict.unexpected.remove(result)

@@ -11,14 +11,12 @@ from ``spec/diagnosis.yaml``, expanded through the profile schema's rule section
 from __future__ import annotations
 
 import functools
-import json
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from conformance.harness.findings import Finding, Observed, broken_signature
 from spec import SPEC_DIR
 from spec.vocabulary import RANKS, Phase
 from variants.loader import read_document
@@ -34,25 +32,6 @@ PLAY_WORDS = {
     "undertrump": "trump under a higher trump", "off_suit_holding_suit": "leave the suit led while holding it",
     "discard_void": "discard while void in the suit led",
 }
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One failed check of a case: where, what, and why (signature and knobs)."""
-
-    check: str
-    signature: str
-    knobs: tuple[str, ...]  # the knobs that decide the check itself
-    message: str
-    expected: Any
-    actual: Any
-    where: Mapping[str, Any]
-    upstream: tuple[str, ...] = ()  # the knobs that decide what the check reads (the deal's score)
-
-    def to_json(self) -> dict[str, Any]:
-        found = {"check": self.check, "signature": self.signature, "knobs": list(self.knobs), "message": self.message,
-                 **dict(self.where), "expected": self.expected, "actual": self.actual}
-        return {**found, "upstream": list(self.upstream)} if self.upstream else found
 
 
 # --- knobs -----------------------------------------------------------------------------
@@ -215,8 +194,8 @@ def _describe_category(category: str) -> str:
 
 
 def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
-                  state: Mapping[str, Any] | None) -> tuple[str, tuple[str, ...]]:
-    """Signature and knobs of a legal-set difference, from what is missing and unexpected."""
+                  state: Mapping[str, Any] | None) -> Finding:
+    """The finding of a legal-set difference (what and knobs), from what is missing and unexpected."""
     missing = sorted(set(expected) - set(actual))
     unexpected = sorted(set(actual) - set(expected))
     parts: list[str] = []
@@ -231,7 +210,7 @@ def legal_finding(phase: str, expected: Sequence[str], actual: Sequence[str],
         # a redeal claim offered (or not) in the auction is a claim-phase rule
         where = Phase.CLAIM if category in ("redeal", "no_redeal") else phase
         knobs += [k for k in knobs_for("legal", where, category) if k not in knobs]
-    return f"legal[{phase}]: " + "; ".join(parts), tuple(knobs)
+    return Finding(Observed.LEGAL, phase, "; ".join(parts), tuple(knobs), expected=list(expected), actual=list(actual))
 
 
 def event_label(event: Any) -> str:
@@ -242,9 +221,8 @@ def event_label(event: Any) -> str:
     return label + (f"({event['reason']})" if isinstance(event.get("reason"), str) else "")
 
 
-def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
-                  same: Any) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """Signature, direct and upstream knobs of an expected event not found: when the
+def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any], same: Any) -> Finding:
+    """The finding (what, direct and upstream knobs) of an expected event not found: when the
     implementation sent an event of that type (and reason), the fields that differ name the
     mistake ("trick_won differs in points"); otherwise the event is missing."""
     kind = str(wanted.get("type"))
@@ -259,21 +237,21 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any],
                 own, above = decided("event", kind, name)
                 direct += [k for k in own if k not in direct]
                 upstream += [k for k in above if k not in upstream]
-            return (f"event[{phase}] {label} differs in {', '.join(fields)}", tuple(direct),
-                    tuple(k for k in upstream if k not in direct))
+            return Finding(Observed.EVENT, phase, f"{label} differs in {', '.join(fields)}", tuple(direct),
+                           tuple(k for k in upstream if k not in direct))
     reason = wanted.get("reason")
-    return (f"event[{phase}] missing {label}", *decided("event", kind, *([reason] if isinstance(reason, str) else [])))
+    return Finding(Observed.EVENT, phase, f"missing {label}", *decided("event", kind, *([reason] if isinstance(reason, str) else [])))
 
 
-def refused_finding(phase: str, action: str, reason: str) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """Signature, direct and upstream knobs of an action the transcript plays that the
+def refused_finding(phase: str, action: str, reason: str) -> Finding:
+    """The finding (what, direct and upstream knobs) of an action the transcript plays that the
     implementation refused: looked up by the reason under ``refused``, else ``refusal``."""
     table = "refused" if knobs_for("refused", reason) else "refusal"
-    return (f"refused[{phase}]: the transcript's {action.split(' ', 1)[0]} ({reason})", *decided(table, reason))
+    return Finding(Observed.REFUSED, phase, f"the transcript's {action.split(' ', 1)[0]} ({reason})", *decided(table, reason))
 
 
-def refusal_finding(phase: str, expected: str, got: str | None) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """Signature and knobs of a refusal the transcript expects that did not come as expected:
+def refusal_finding(phase: str, expected: str, got: str | None) -> Finding:
+    """The finding (what and knobs) of a refusal the transcript expects that did not come as expected:
     the action was accepted (``got`` None) or refused for another reason. Refused for another
     reason, the rule behind that reason decides it as much as the expected one: a bid of 310
     refused as above the ceiling where the transcript refuses it as a jump shows a maximum
@@ -283,7 +261,7 @@ def refusal_finding(phase: str, expected: str, got: str | None) -> tuple[str, tu
         own, above = decided("refusal", got)  # the rule that refuses so, as the transcript's reasons are
         direct += tuple(k for k in own if k not in direct)
         upstream = tuple(dict.fromkeys(k for k in upstream + above if k not in direct))
-    return (f"refusal[{phase}]: expected {expected}, {'accepted' if got is None else 'got ' + got}", direct, upstream)
+    return Finding(Observed.REFUSAL, phase, f"expected {expected}, {'accepted' if got is None else 'got ' + got}", direct, upstream)
 
 
 def refusal_label(reply_refusal: Any) -> str:
@@ -296,12 +274,12 @@ def refusal_label(reply_refusal: Any) -> str:
 
 @dataclass(frozen=True)
 class Failure:
-    """One failing run as the grouping reads it: its findings (as JSON), the signature and
+    """One failing run as the grouping reads it: its findings, the signature and
     message of a run that failed without one (error, timeout), and the knobs the case is
     known to exercise (its ``knobs``: those whose value changes its outcome)."""
 
     run: str  # case-id@profile
-    findings: Sequence[Mapping[str, Any]]
+    findings: Sequence[Finding]
     fallback: str = ""
     message: str = ""
     exercised: tuple[str, ...] = ()
@@ -334,9 +312,8 @@ def _first(failure: Failure) -> _Run:
     return _from(failure, failure.findings[0])
 
 
-def _from(failure: Failure, finding: Mapping[str, Any]) -> _Run:
-    return _Run(failure.run, str(finding.get("signature")), tuple(str(k) for k in finding.get("knobs") or ()),
-                tuple(str(k) for k in finding.get("upstream") or ()), str(finding.get("message", "")),
+def _from(failure: Failure, finding: Finding) -> _Run:
+    return _Run(failure.run, finding.signature, finding.knobs, finding.upstream, finding.message,
                 frozenset(failure.exercised))
 
 
@@ -478,72 +455,4 @@ def further(failures: Iterable[Failure], root_causes: Sequence[Mapping[str, Any]
     return _grouped(later, passed or {})
 
 
-def outcome_signature(outcome: str, message: str) -> str:
-    """A signature for a run with no finding (error, timeout, case bug): digits folded."""
-    head = message.split(":", 1)[0] if outcome != "case_bug" else "the transcript is wrong"
-    return f"{outcome}: {re.sub(r'[0-9]+(?:[.][0-9]+)?', 'N', head)[:120]}"
-
-
-# --- known root causes (--known) -----------------------------------------------------------
-
-
-
-class KnownError(Exception):
-    """A --known file that is not a report: one line naming the file and what is wrong."""
-
-
-def kind_of(signature: str) -> str:
-    """The kind of observation a signature reads: ``legal``, ``refusal`` (a refusal expected
-    or an action refused), ``unchanged``, ``event``, ``state``, ``to_act``; else the signature."""
-    head = re.split(r"[\[.: ]", signature, maxsplit=1)[0]
-    return "refusal" if head == "refused" else head if head in KINDS else signature
-
-
-KINDS = ("legal", "refusal", "unchanged", "event", "state", "to_act")
-
-
-def cause_key(signature: str, knobs: Sequence[str]) -> tuple[str, str]:
-    """What makes two failed checks one root cause: the same kind of observation and the same
-    deciding knob (the first of those that decide the check); a check no knob decides is its
-    own cause."""
-    return (kind_of(signature), knobs[0]) if knobs else (signature, "")
-
-
-@dataclass(frozen=True)
-class Known:
-    """Root causes already known (those of a report): a failure they explain is no news.
-
-    A check is known when its signature is one a known cause gathers, or when it reads the
-    same kind of observation as one of the cause's checks and the knob that decides it first
-    is among the cause's knobs (the same rule seen in another deal: other cards, other
-    amounts)."""
-
-    causes: tuple[Mapping[str, Any], ...] = ()
-    source: str = ""
-
-    def cause_of(self, signature: str, knobs: Sequence[str]) -> str | None:
-        """The headline of the known cause that explains this check, or None."""
-        kind = kind_of(signature)
-        for cause in self.causes:
-            checks = checks_of(cause)
-            if signature in checks:
-                return str(cause.get("signature"))
-            if knobs and knobs[0] in (cause.get("knobs") or ()) and kind in {kind_of(s) for s in checks}:
-                return str(cause.get("signature"))
-        return None
-
-    @classmethod
-    def read(cls, path: Path) -> Known:
-        """The root causes (``groups`` and ``further``) of a report in spec/schema/report.schema.json;
-        KnownError when it cannot be read or is not such a report."""
-        from conformance.corpus import schemas
-
-        try:
-            data = schemas.read_report_json(path)  # as thousand report reads it
-        except schemas.ReportFileError as exc:
-            raise KnownError(f"--known {exc}") from None
-        problem = schemas.first_problem(schemas.report_validator(), data)
-        if problem:
-            raise KnownError(f"--known {path}: not a report as thousand verify --report writes it "
-                             f"(spec/schema/report.schema.json): {problem}")
-        return cls(tuple(data["groups"]) + tuple(data.get("further") or ()), str(path))
+outcome_signature = broken_signature  # the signature of a run with no finding (error, timeout, case bug)

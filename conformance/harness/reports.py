@@ -155,7 +155,7 @@ def sections_summary(results: Iterable[Result]) -> dict[str, int]:
 
 
 def _failures(results: Iterable[Result]) -> list[diagnosis.Failure]:
-    return [diagnosis.Failure(f"{r.case_id}@{r.profile}", [f.to_json() for f in r.findings],
+    return [diagnosis.Failure(f"{r.case_id}@{r.profile}", list(r.findings),
                               diagnosis.outcome_signature(r.outcome, r.message), r.message, tuple(r.knobs))
             for r in results]
 

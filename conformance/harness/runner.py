@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from conformance.corpus import schemas
 from conformance.harness import diagnosis
-from conformance.harness.diagnosis import Finding
+from conformance.harness.findings import Finding, Observed, broken
 from conformance.harness.process import Implementation, Preencoded, ProtocolFailure
 from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class
 from spec.vocabulary import Phase
@@ -476,8 +476,7 @@ class Worker:
         except ProtocolFailure as exc:
             found: list[Finding] = list(getattr(exc, "findings", []))
             if found:  # the first problem met decides the outcome; the breakdown is one more finding
-                found.append(Finding(exc.outcome, diagnosis.outcome_signature(exc.outcome, str(exc)), (), str(exc),
-                                     None, None, {k: v for k, v in exc.details.items() if k in ("deal", "step", "action")}))
+                found.append(broken(exc.outcome, str(exc), {k: v for k, v in exc.details.items() if k in ("deal", "step", "action")}))
                 self._failed(result, Mismatches(found), mark)
             else:
                 result.outcome, result.message = exc.outcome, str(exc)
@@ -555,13 +554,12 @@ class CaseRun:
 
     # --- recording ---
 
-    def _record(self, check: str, signature: str, knobs: tuple[tuple[str, ...], tuple[str, ...]], message: str,
-                expected: Any, actual: Any, before: dict[str, Any] | None = None, ends: bool = False) -> None:
-        """One failed check; ``knobs``: (direct, upstream) as ``diagnosis.decided`` gives them."""
+    def _record(self, found: Finding, message: str, expected: Any, actual: Any, before: dict[str, Any] | None = None,
+                ends: bool = False) -> None:
+        """One failed check: its finding (what and knobs) with the message, values and place."""
         if not self.findings:
             self.first_state = before
-        direct, upstream = knobs
-        self.findings.append(Finding(check, signature, direct, message, expected, actual, dict(self.position), upstream))
+        self.findings.append(replace(found, message=message, expected=expected, actual=actual, where=dict(self.position)))
         if ends or self.worker.settings.first_mismatch:
             raise EndOfCase
 
@@ -635,7 +633,7 @@ class CaseRun:
             before = self._state()
             if "player" in step and not same(step["player"], before.get("to_act")):
                 phase = str(before.get("phase"))
-                self._record("player", f"to_act[{phase}]", diagnosis.decided("to_act", phase),
+                self._record(Finding(Observed.TO_ACT, phase, "", *diagnosis.decided("to_act", phase)),
                              f"expected player {step['player']} to act; the implementation has {_short(before.get('to_act'))}",
                              step["player"], before.get("to_act"), before)
         if "legal" in step:
@@ -647,8 +645,7 @@ class CaseRun:
             return
         self.known_state = None
         if not reply["ok"]:
-            signature, direct, upstream = diagnosis.refused_finding(phase, action, diagnosis.refusal_label(reply.get("refusal")))
-            self._record("accepted", signature, (direct, upstream),
+            self._record(diagnosis.refused_finding(phase, action, diagnosis.refusal_label(reply.get("refusal"))),
                          f"{_short(action)} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
         self._check_events(step.get("events"), reply.get("events"), phase, before)
@@ -667,11 +664,11 @@ class CaseRun:
             return before
         before = before if before is not None else self._state()  # the phase, trick and hand explain it
         phase = str(before.get("phase")) if isinstance(before, dict) else diagnosis.action_phase(step["action"])
-        signature, knobs = diagnosis.legal_finding(phase, sorted(wanted), sorted(got), before)
+        found = diagnosis.legal_finding(phase, sorted(wanted), sorted(got), before)
         if strange:
-            signature += "; actions that are not strings"
+            found = replace(found, name=found.name + "; actions that are not strings")
         missing, unexpected = sorted(wanted - got), sorted(got - wanted)
-        self._record("legal", signature, (knobs, ()),
+        self._record(found,
                      f"legal actions differ: missing {_short(missing)}, unexpected {_short(unexpected)}",
                      sorted(wanted), sorted(got) + [_short(a) for a in strange], before)
         return before
@@ -682,16 +679,14 @@ class CaseRun:
         wanted = {"class": refusal_class(reason), "reason": reason}
         if reply["ok"]:
             self.known_state = None
-            signature, direct, upstream = diagnosis.refusal_finding(phase, reason, None)
-            self._record("refusal", signature, (direct, upstream),
+            self._record(diagnosis.refusal_finding(phase, reason, None),
                          f"{_short(step['action'])} must be refused ({reason}); it was accepted",
                          wanted, {"accepted": True, "events": reply.get("events")}, before, ends=True)
         refusal = reply.get("refusal")
         if not self.worker.reasons or (isinstance(refusal, dict) and "reason" not in refusal):
             self.unchecked.add("refusal reasons")  # refused it is, which is all it can tell
         elif not isinstance(refusal, dict) or not same(wanted, refusal):
-            signature, direct, upstream = diagnosis.refusal_finding(phase, reason, diagnosis.refusal_label(refusal))
-            self._record("refusal", signature, (direct, upstream),
+            self._record(diagnosis.refusal_finding(phase, reason, diagnosis.refusal_label(refusal)),
                          f"{_short(step['action'])} must be refused as {wanted['class']}/{reason}; got {_refusal_text(refusal)}",
                          wanted, refusal, before)
         self.known_state = None
@@ -699,8 +694,8 @@ class CaseRun:
         if before is not None and not equal(self._visible(before), self._visible(after)):
             changed = sorted(k for k in set(before) | set(after)
                              if k not in self.unsupported.state_fields and not equal(before.get(k), after.get(k)))
-            self._record("unchanged", f"unchanged[{phase}]: a refusal changed " + ", ".join(changed[:5]),
-                         diagnosis.decided("unchanged"), f"the refused {_short(step['action'])} changed the state: {', '.join(changed)}",
+            self._record(Finding(Observed.UNCHANGED, phase, "a refusal changed " + ", ".join(changed[:5]),
+                                 *diagnosis.decided("unchanged")), f"the refused {_short(step['action'])} changed the state: {', '.join(changed)}",
                          {k: before.get(k) for k in changed}, {k: after.get(k) for k in changed}, before, ends=True)
 
     def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -716,8 +711,7 @@ class CaseRun:
         actual = actual if isinstance(actual, list) else []
         missing = unmatched_event(wanted, actual)
         if missing is not None:
-            signature, direct, upstream = diagnosis.event_finding(phase, wanted[missing], actual, same)
-            self._record("events", signature, (direct, upstream),
+            self._record(diagnosis.event_finding(phase, wanted[missing], actual, same),
                          f"expected event {_short(wanted[missing])} (in order) not among the {phase} events",
                          wanted, actual, before)
 
@@ -727,7 +721,7 @@ class CaseRun:
         actual = self._state()
         differences = state_differences({k: v for k, v in expected.items() if k not in skipped}, actual)
         for name, difference in differences.items():
-            self._record("state", f"state.{name}", diagnosis.decided("state", name),
+            self._record(Finding(Observed.STATE, phase, name, *diagnosis.decided("state", name)),
                          f"state differs in {name}", {name: difference["expected"]}, {name: difference["actual"]}, before)
 
     def _state_before_failure(self) -> dict[str, Any] | None:

@@ -343,7 +343,8 @@ def missed(evidence: Iterable[Evidence]) -> int:
 
 def deciding_knobs(d: observe.Difference) -> tuple[str, ...]:
     """The knobs spec/diagnosis.yaml says decide the observation (those of what it reads after)."""
-    _signature, direct, upstream = observe._diagnosed(d)  # the runner's own lookup, shared with verify
+    found = observe.finding_of(d)  # the runner's own lookup, shared with verify
+    direct, upstream = found.knobs, found.upstream
     return direct + upstream
 
 

@@ -1396,7 +1396,7 @@ def residual_groups(residual: dict[str, tuple[observe.Difference, ...]]) -> list
     groups: dict[str, tuple[list[str], observe.Difference]] = {}
     for case_id, diffs in residual.items():
         if diffs:
-            groups.setdefault(diffs[0].signature, ([], diffs[0]))[0].append(case_id)
+            groups.setdefault(observe.finding_of(diffs[0]).signature, ([], diffs[0]))[0].append(case_id)
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
 
 
@@ -1543,7 +1543,7 @@ def _fit(args: argparse.Namespace) -> int:
     if not cases:
         print(f"thousand fit: no case lists profile {profile.name!r}", file=sys.stderr)
         return ExitCode.USAGE
-    progress = terminal_progress("fit")
+    progress = terminal_progress("fit", every=PROGRESS_EVERY)
     fitter = Fitter(profile.name, cases, command, args.jobs, args.timeout, progress)
     try:
         with process.supervised():
@@ -1646,14 +1646,38 @@ def _implementation_name(fitter: Fitter) -> str:
     return cleaned or "the implementation"
 
 
+def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
+    """Each kept change record with the changes the fitted rules hold, at the value they hold:
+    a knob a record moved that the rules reported have at the profile's value (put back, or
+    an equal value kept instead) is no change, and a record left with none is not listed."""
+    try:
+        start = variants.resolve(result.profile)
+    except variants.ProfileError:  # a profile fit could not have started from: every record as it is
+        return [(record, record.changes) for record in result.accepted]
+    changed, listed = set(changed_knobs(start, result.rules)), set[str]()
+    kept = []
+    for record in result.accepted:
+        # the value the rules hold (an equal one may stand for the record's), each knob once
+        changes = tuple(Change(ch.knob, _value_in(result.rules, ch.knob)) for ch in record.changes
+                        if ch.knob in changed and ch.knob not in listed)
+        listed.update(ch.knob for ch in changes)
+        if changes:
+            kept.append((record, changes))
+    return kept
+
+
+PROGRESS_EVERY = 60.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
+
+
 def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
     checked = sum(e.checked for e in result.weighed.values())
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
              f"reference replays, {result.seconds:.1f} s"]
-    if result.accepted:
-        for record in result.accepted:
-            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
+    moved = _moved(result)
+    if moved:
+        for record, held in moved:
+            lines.append(f"# changed {', '.join(ch.text() for ch in held)}: reproduces "
                          f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
                          f"e.g. {record.example}")
     else:

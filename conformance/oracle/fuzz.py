@@ -24,11 +24,11 @@ import argparse
 import concurrent.futures
 import functools
 import itertools
-import math
 import queue
 import random
 import shlex
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 import yaml
 
 from spec.vocabulary import DECK, ENDED, RANKS, SUITS, DifferenceKind, ExitCode, Phase
-from conformance.harness import diagnosis, outputs, process, reports
+from conformance.harness import findings, outputs, process, reports, runner
 from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
@@ -50,6 +50,7 @@ from conformance.corpus.transcripts import TranscriptError, load
 
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
+MOST_DEALS = 3  # the most deals a random trial plays (``trial_plan``)
 
 
 @dataclass(frozen=True)
@@ -71,24 +72,44 @@ class Scenario:
 
 @dataclass(frozen=True)
 class Divergence:
+    """A trial cut at the step where the implementation first answered otherwise."""
+
     scenario: Scenario  # cut right after the diverging action
     differences: tuple[observe.Difference, ...]
 
+    @property
+    def finding(self) -> findings.Finding:
+        """What the divergence is signed by: its first finding in the order a step is read
+        (the legal set, the reply and its events in the order they happen, then the state
+        fields), as verify signs the saved transcript (a missing ``barrel_left`` before the
+        ``state.next_dealer`` the same deal end derives)."""
+        return observe.findings(self.differences)[0]
+
 
 @dataclass
-class Finding:
-    """One new signature: the first divergence that showed it (shrunk), and how often it came."""
+class NewCause:
+    """A root cause fuzz met that no known cause explains: its first finding's identity, the
+    divergence that showed it first (shrunk), how often it came, and whether its transcript
+    reproduces it under the command fuzz prints (``proof``: why not; "" when it does)."""
 
-    signature: str  # the runner's (conformance.harness.diagnosis), so that --known can match it
-    knobs: tuple[str, ...]
+    finding: findings.Finding
     divergence: Divergence
     trial: int
     deal: int  # the deal of the run it was first seen in, from 1
     count: int = 1
     saved: Path | None = None
-    unsaved: str = ""  # why a finding asked to be saved was not
     shrink_steps: int = 0
     shrunk: bool = False
+    proof: str = ""
+    unsaved: str = "no --save"  # why no transcript was saved (when none was)
+
+    @property
+    def signature(self) -> str:
+        return self.finding.signature
+
+    @property
+    def knobs(self) -> tuple[str, ...]:
+        return self.finding.deciding
 
 
 @dataclass
@@ -102,9 +123,10 @@ class Outcome:
     seconds: float = 0.0
     error: str = ""
     notes: list[str] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[NewCause] = field(default_factory=list)  # the proven ones: each reproduces
+    unreproducible: list[NewCause] = field(default_factory=list)  # shrunk, and their transcript does not show them
     known: dict[str, int] = field(default_factory=dict)  # known cause -> divergences it explained
-    shrinking: Finding | None = None  # the finding being shrunk (what an interruption tells)
+    shrinking: NewCause | None = None  # the finding being shrunk (what an interruption tells)
 
 
 # --- random material ---------------------------------------------------------------------
@@ -788,10 +810,12 @@ class TrialPlan:
     playout: Playout
 
 
-def trial_plan(document: dict[str, Any], seed: str, trial: int) -> TrialPlan:
+def trial_plan(document: dict[str, Any], seed: str, trial: int, most: int = MOST_DEALS) -> TrialPlan:
+    """The trial's plan; it plays at most ``most`` deals (the deals a run has left), drawn as
+    many as it would play anyway, so that the same seed plays the same trials."""
     rules = document["rules"]
     rng = random.Random(f"{seed}/{trial}")
-    deals_wanted = rng.randint(1, 3)
+    deals_wanted = min(rng.randint(1, MOST_DEALS), most)
     start = Scenario(random_match_state(rng, rules), ())
     styles = tuple(rng.choice(PLAY_STYLES) for _ in range(3))
 
@@ -815,8 +839,8 @@ def trial_plan(document: dict[str, Any], seed: str, trial: int) -> TrialPlan:
 
 
 def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int,
-                 tolerate: Tolerate | None = None) -> tuple[Scenario, Divergence | None]:
-    plan = trial_plan(document, seed, trial)
+                 tolerate: Tolerate | None = None, most: int = MOST_DEALS) -> tuple[Scenario, Divergence | None]:
+    plan = trial_plan(document, seed, trial, most)
     return play(pair, profile, document, plan.scenario, plan.choose, plan.extra_deals, tolerate=tolerate,
                 playout=plan.playout)
 
@@ -942,7 +966,7 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
     """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
     match state. Each attempt is one lockstep replay; returns the result and the attempts."""
     best, attempts = found, 0
-    wanted = found.differences[0].signature
+    wanted = found.finding.signature
 
     def diverges(candidate: Scenario) -> Divergence | None:
         """The candidate's divergence when it shows the same first difference."""
@@ -952,7 +976,7 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
             _, divergence = play(pair, profile, document, candidate, tolerate=tolerate)
         except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
             return None
-        return divergence if divergence is not None and divergence.differences[0].signature == wanted else None
+        return divergence if divergence is not None and divergence.finding.signature == wanted else None
 
     # fewest deals: the last deal alone, from the match state the earlier deals led to
     if len(best.scenario.deals) > 1:
@@ -1020,10 +1044,16 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
     """The scenario as a transcript with the reference's values: legal sets on every step,
     refusals as ``refused``, and the events and state in full where the divergence shows."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
-    first = divergence.differences[0]
+    first, signed = divergence.differences[0], divergence.finding
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
     if all(d.kind == DifferenceKind.EVENT and d.detail.startswith("unexpected") for d in divergence.differences):
         _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
+    elif failed(divergence):  # the implementation broke at the last action: the reference alone records it
+        alone = Pair(pair.sides[1].command, pair.sides[1].command, pair.sides[1].timeout)
+        try:
+            play(alone, profile, document, divergence.scenario, record=recorded)
+        finally:
+            alone.close()
     else:
         play(pair, profile, document, divergence.scenario, record=recorded, tolerate=tolerate)
     deals = []
@@ -1040,18 +1070,18 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
             if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
                 item["events"] = list(step.reply.events)
             if last_deal and index == cut:
-                item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({first.signature})"
+                item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({signed.signature})"
             entry["steps"].append(item)
         entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
         deals.append(entry)
     return {
         "id": case_id,
-        "title": f"Fuzz divergence under {profile}: {first.signature}"[:200],
+        "title": f"Fuzz divergence under {profile}: {signed.signature}"[:200],
         "description": (f"Found by thousand fuzz --seed {seed} (trial {trial}"
                         + (f", a position built for one rule: {divergence.scenario.position}" if divergence.scenario.position else "")
                         + f") and shrunk; every expected value "
                         f"is the reference's under {profile}. First divergence: {first.where()}: "
-                        f"reference {_short(first.expected, 200)}, implementation {_short(first.actual, 200)}."),
+                        f"reference {_short(signed.expected, 200)}, implementation {_short(signed.actual, 200)}."),
         "profiles": [profile], "knobs": [], "generated": True,
         "match": divergence.scenario.match, "deals": deals,
     }
@@ -1100,29 +1130,42 @@ def save(data: dict[str, Any], folder: Path) -> Path:
 def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], deals: int, seed: str,
          jobs: int = 1, timeout: float = 10.0, save_to: Path | None = None,
          reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
-         max_findings: int | None = 1, known: diagnosis.Known | None = None,
-         fallbacks: Sequence[str] = (), outcome: Outcome | None = None) -> Outcome:
-    """Random trials until ``deals`` deals are played or ``max_findings`` findings are made
-    (None: no limit). A divergence ends its trial; its signature is a new finding (shrunk, and
-    saved below ``save_to``), one more of a finding already made, or one ``known`` explains (no
-    finding; a known legal-set difference does not even end the trial: play goes on with the
-    actions both sides offer). ``fallbacks``: what a match names when the implementation's
-    declared list lacks ``profile``. ``outcome``, when given, is filled as the run goes (what an
-    interruption can still tell)."""
+         max_findings: int | None = 1, known: findings.Known | None = None,
+         fallbacks: Sequence[str] = (), outcome: Outcome | None = None, rules: str | None = None,
+         as_profile: str | None = None) -> Outcome:
+    """Random trials until exactly ``deals`` deals are played or ``max_findings`` findings are
+    made (None: no limit). A divergence ends its trial; its signature is a new cause (shrunk,
+    then proven: its transcript replayed as ``thousand verify`` replays it, see ``prove``, and
+    saved below ``save_to`` when it reproduces), one more of a cause already met, or one
+    ``known`` explains (no finding; a known legal-set difference does not even end the trial:
+    play goes on with the actions both sides offer). ``rules``: the house file ``profile``
+    was resolved from (the printed command names it). ``fallbacks``: what a match names when
+    the implementation's declared list lacks ``profile``. ``outcome``, when given, is filled
+    as the run goes (what an interruption can still tell)."""
     started = time.monotonic()
     outcome = outcome if outcome is not None else Outcome()
     pairs = [Pair(implementation, reference, timeout, fallbacks) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     tolerate = _tolerating(known) if known is not None else None
     lanes: dict[int, Lookahead] = {}  # by pair: the reference playing its trials ahead (playout, nothing tolerated)
+    proof = Proof(implementation, reference, profile, document, rules, as_profile, timeout, seed)
     try:
         trial = 0
         while outcome.deals_played < deals and (max_findings is None or len(outcome.findings) < max_findings):
-            batch = list(range(trial, trial + len(pairs)))
-            trial += len(pairs)
+            left = deals - outcome.deals_played
+            # a trial plays up to MOST_DEALS deals: the last ones are played one at a time,
+            # each held to the deals left, so that a run plays exactly ``deals``
+            last = left < MOST_DEALS * len(pairs)
+            if last:
+                for lane in lanes.values():
+                    lane.pause()  # the pairs' references are used here from now on
+            batch = [trial] if last else list(range(trial, trial + len(pairs)))
+            trial += len(batch)
 
             def one(number: int) -> tuple[Scenario, Divergence | None]:
-                index = number % len(pairs)
+                index = 0 if last else number % len(pairs)
+                if last:
+                    return random_trial(pairs[index], profile, document, seed, number, tolerate, most=left)
                 if index in lanes:
                     ahead = lanes[index].take(number)
                     return play(pairs[index], profile, document, ahead.scenario, ahead=ahead)
@@ -1132,7 +1175,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                                              itertools.count(number + len(pairs), len(pairs)))
                 return result
 
-            if len(pairs) == 1:
+            if len(batch) == 1:
                 results = [one(batch[0])]
             else:
                 with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
@@ -1153,14 +1196,17 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                     break
             tell(f"{outcome.deals_played} deals, {outcome.trials} trials, {len(outcome.findings)} findings, "
                  f"{outcome.deals_played / max(time.monotonic() - started, 1e-9):.0f} deals/s")
-            for found in outcome.findings:
+            for found in list(outcome.findings):
                 if not found.shrunk:
-                    tell(f"a new finding ({found.signature[:60]}): shrinking")
+                    tell(f"a new finding ({found.signature[:60]}): shrinking and replaying its transcript")
                     outcome.shrinking = found
-                    if 0 in lanes:
+                    if 0 in lanes and not last:
                         lanes[0].pause()  # the shrink replays on the same processes
-                    _shrunk_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate)
-                    if 0 in lanes:
+                    _shrunk_proven_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate, proof)
+                    if found.proof:
+                        outcome.findings.remove(found)
+                        outcome.unreproducible.append(found)
+                    if 0 in lanes and not last:
                         lanes[0].resume()
                     outcome.shrinking = None
     except ReferenceFailed as exc:
@@ -1176,6 +1222,9 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             lane.close()
         for pair in pairs:
             pair.close()
+    for found in outcome.findings:
+        if not found.shrunk:
+            found.unsaved = "the run stopped before it was shrunk"
     if outcome.findings:
         first = outcome.findings[0]
         outcome.divergence, outcome.trial, outcome.saved = first.divergence, first.trial, first.saved
@@ -1184,57 +1233,84 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
     return outcome
 
 
-def signature_of(divergence: Divergence) -> tuple[str, tuple[str, ...]]:
-    """The divergence in the runner's words: the signature and knobs of its first difference;
-    when that is an event or a state field, of the one among those decided by the fewest knobs
-    (a deal's points that differ say more than the missing bolt they cause)."""
-    found = observe.findings(divergence.differences)
-    if not found:
-        return divergence.differences[0].signature, ()
-    values = [f for f in found if diagnosis.kind_of(str(f["signature"])) in ("event", "state")]
-    best = found[0] if found[0] not in values else min(values, key=lambda f: len(f["knobs"]) or math.inf)
-    return str(best["signature"]), tuple(best["knobs"]) + tuple(best["upstream"])
-
-
-def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: diagnosis.Known | None) -> None:
-    """A divergence counted: as known, as one more of a finding, or as a new finding."""
-    signature, knobs = signature_of(divergence)
-    cause = known.cause_of(signature, knobs) if known is not None else None
+def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: findings.Known | None) -> None:
+    """A divergence counted: as known (its signature is a known cause's), as one more of a
+    cause met already (the same signature), or as a new cause."""
+    found = divergence.finding
+    cause = known.cause_of(found) if known is not None else None
     if cause is not None:
         outcome.known[cause] = outcome.known.get(cause, 0) + 1
         return
-    key = diagnosis.cause_key(signature, knobs)
-    for found in outcome.findings:
-        if diagnosis.cause_key(found.signature, found.knobs) == key:  # the same rule, met again
-            found.count += 1
+    for met in (*outcome.findings, *outcome.unreproducible):
+        if met.signature == found.signature:  # the same mistake, met again
+            met.count += 1
             return
     deal = outcome.deals_played  # this trial's deals are counted already: it diverged in its last
-    outcome.findings.append(Finding(signature, knobs, divergence, trial, deal))
+    outcome.findings.append(NewCause(found, divergence, trial, deal))
 
 
-def _tolerating(known: diagnosis.Known) -> Tolerate:
+def _tolerating(known: findings.Known) -> Tolerate:
     """Known legal-set differences let play go on (the replies agree, so lockstep holds)."""
     def tolerate(differences: tuple[observe.Difference, ...]) -> bool:
         if not all(d.kind == DifferenceKind.LEGAL for d in differences):
             return False
-        causes = [known.cause_of(str(f["signature"]), tuple(f["knobs"])) for f in observe.findings(differences)]
-        return all(cause is not None for cause in causes)
+        return all(known.cause_of(found) is not None for found in observe.findings(differences))
 
     return tolerate
 
 
-def _shrunk_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: Finding, seed: str,
-                      save_to: Path | None, tolerate: Tolerate | None) -> None:
+@dataclass(frozen=True)
+class Proof:
+    """How a new cause's transcript is replayed before it is reported: as the command fuzz
+    prints for it (``thousand verify [--rules FILE] --cases DIR -- CMD``), against the
+    implementation (it must fail there) and against the reference under the same rules (it
+    must pass there)."""
+
+    implementation: Sequence[str]
+    reference: Sequence[str]
+    profile: str
+    document: dict[str, Any]
+    rules: str | None
+    as_profile: str | None
+    timeout: float
+    seed: str
+
+    def why_not(self, folder: Path) -> str:
+        """Why the transcripts below ``folder`` do not prove a finding; "" when they do."""
+        oracle = [*self.reference, "--rules", self.rules] if self.rules else list(self.reference)
+        try:
+            theirs = house.verified(folder, oracle, self.rules, self.timeout)
+            mine = house.verified(folder, self.implementation, self.rules, self.timeout, self.as_profile)
+        except Exception as exc:  # the replay itself broke (a reference that refuses the rules): not proven
+            return f"its transcript could not be replayed: {type(exc).__name__}: {_short(str(exc), 200)}"
+        if not theirs or any(r.outcome != "pass" for r in theirs):
+            said = next((f"{r.outcome}: {r.message}" for r in theirs if r.outcome != "pass"), "no case ran")
+            return f"its transcript does not pass against the reference ({_short(said, 200)})"
+        if not any(r.outcome in reports.FAILING for r in mine):  # verify's exit 1: a fail, an error, a timeout
+            said = ", ".join(sorted({r.outcome for r in mine})) or "no case ran"
+            return f"its transcript does not fail against the implementation ({said})"
+        return ""
+
+
+def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
+                             save_to: Path | None, tolerate: Tolerate | None, proof: Proof) -> None:
+    """The cause's divergence shrunk, written as a transcript and replayed by ``proof``; saved
+    below ``save_to`` only when it reproduces (``found.proof`` says why not otherwise)."""
     small, steps = shrink(pair, profile, document, found.divergence, tolerate)
     found.divergence, found.shrink_steps, found.shrunk = small, steps, True
-    if save_to is not None:
-        case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
+    case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
+    try:
         data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
-        try:
+        with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
+            save(data, Path(scratch))
+            found.proof = proof.why_not(Path(scratch))
+        if found.proof:
+            found.unsaved = "not reproducible"
+        elif save_to is not None:
             found.saved = save(data, save_to)
-        except ReferenceFailed as exc:
-            found.unsaved = str(exc)
-            raise
+    except ReferenceFailed as exc:  # the run stops on it (exit 3); the finding's line says why it has no file
+        found.unsaved = str(exc)
+        raise
 
 
 def _slug(text: str) -> str:
@@ -1247,7 +1323,10 @@ def register(subparsers: Any) -> None:
         description="Random match states, deals and actions, played in lockstep by an implementation and "
                     "the reference. Each divergence is signed as thousand verify signs a failed check; a new "
                     "signature is shrunk and saved as a transcript, then the hunt goes on with the next deal "
-                    "until the deal budget or --max-findings. Exit 1 when there is a new finding, 0 when none, "
+                    "until the deal budget or --max-findings. A finding is reported only when its transcript, replayed "
+                    "as the printed thousand verify command replays it, fails against the implementation and passes "
+                    "against the reference; others are listed apart as not reproducible. Exit 1 when there is a new "
+                    "finding (or one not reproducible), 0 when none, "
                     "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
                     "implementation could not start or broke the protocol, 5 when it skipped what it was asked "
                     "(nothing was compared), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
@@ -1259,11 +1338,14 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--save", type=Path, metavar="DIR", help="save each finding, shrunk, as a transcript below DIR")
     parser.add_argument("--max-findings", type=int, metavar="N", help="stop after N findings (default: play every deal)")
     parser.add_argument("--known", type=Path, metavar="REPORT.json",
-                        help="a report of thousand verify --report or thousand fit --report: a divergence one of its "
-                             "root causes explains is no finding")
+                        help="a report of thousand verify, fit or fuzz --report: a divergence whose signature is one "
+                             "of its root causes' is no finding")
     parser.add_argument("--as", dest="as_profile", metavar="P",
                         help="with --rules, the profile a match names to an implementation that declares a list "
                              "without the house profile (default: the profile the file extends)")
+    parser.add_argument("--report", type=Path, metavar="FILE.json",
+                        help="write the findings as a report of thousand verify --report's shape (valid as --known of "
+                             "verify, fit and fuzz)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="pairs of processes run in parallel")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
@@ -1322,11 +1404,13 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if resolved is None:
         return ExitCode.USAGE
     try:
-        known = diagnosis.Known.read(args.known) if args.known else None
-    except diagnosis.KnownError as exc:
+        known = findings.Known.read(args.known) if args.known else None
+    except findings.KnownError as exc:
         print(f"thousand fuzz: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     problem = _save_problem(args.save)
+    if args.report is not None and not args.report.parent.is_dir():  # known before the run, as verify's
+        problem = f"--report {args.report}: the folder {args.report.parent} does not exist"
     if problem:
         print(f"thousand fuzz: {problem}", file=sys.stderr)
         return ExitCode.USAGE
@@ -1334,10 +1418,16 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     with process.supervised():
         fuzz(command, resolved.name, resolved.to_document(), args.deals, str(args.seed), args.jobs,
              args.timeout, args.save, progress=progress, max_findings=args.max_findings, known=known,
-             fallbacks=house.fallbacks(args.rules, args.as_profile), outcome=outcome)
+             fallbacks=house.fallbacks(args.rules, args.as_profile), outcome=outcome, rules=args.rules,
+             as_profile=args.as_profile)
     clear_progress()
     for line in summary(outcome, resolved.name, str(args.seed), known):
         print(printable(line[:2000]))
+    if args.report is not None:
+        problem = write_report(args.report, outcome, resolved.name, command, str(args.seed))
+        if problem:
+            print(f"thousand fuzz: {problem}", file=sys.stderr)
+            return ExitCode.INTERNAL
     if outcome.error:
         return error_exit_code(outcome.error)
     if outcome.findings and args.save:
@@ -1346,7 +1436,7 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
               f"-- {shlex.join(command)}")
     if any(failed(found.divergence) for found in outcome.findings):
         return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
-    return ExitCode.FAILED if outcome.findings else ExitCode.PASSED
+    return ExitCode.FAILED if outcome.findings or outcome.unreproducible else ExitCode.PASSED
 
 
 def error_exit_code(error: str) -> ExitCode:
@@ -1358,7 +1448,23 @@ def error_exit_code(error: str) -> ExitCode:
     return ExitCode.CANNOT_START if error.startswith("the implementation") else ExitCode.INTERNAL
 
 
-def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:
+def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[str], seed: str) -> str | None:
+    """The new causes as a report of ``thousand verify --report``'s shape (one failing case per
+    cause, its finding as the case's mismatch), which ``--known`` of verify, fit and fuzz
+    reads; the problem when it cannot be written."""
+    found = [runner.Result(f"{base_name(profile)}/fuzz-{_slug(seed)}-{cause.trial}", f"fuzz --seed {seed}, trial {cause.trial}",
+                    profile, "fail", cause.finding.message or cause.signature, findings=[cause.finding])
+             for cause in outcome.findings]
+    verdict = reports.judge(found, None, [r.case_id for r in found])
+    info = reports.RunInfo(list(command), [profile], exit_code=1 if found else 0)
+    try:
+        reports.write_json(path, reports.json_report(found, verdict, info))
+    except OSError as exc:
+        return f"cannot write the report: {exc.filename or path}: {exc.strerror or exc}"
+    return None
+
+
+def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
     """The hunt in a few lines: each finding with its count, the deal it was first seen in and its transcript."""
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
     played = (f"{outcome.deals_played} deals ({outcome.trials} trials, seed {seed}, {rate:.0f} deals/s) "
@@ -1367,7 +1473,8 @@ def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | 
     if outcome.error:
         lines.append(f"thousand fuzz: after {outcome.deals_played} deals, {outcome.error}")
     if not outcome.findings:
-        lines.append(f"no new divergence in {played}" if not outcome.error else "")
+        lines.append(("no new divergence" if not outcome.unreproducible else "no reproducible finding") + f" in {played}"
+                     if not outcome.error else "")
     else:
         lines.append(f"{len(outcome.findings)} finding{'s' if len(outcome.findings) > 1 else ''} in {played}:")
     for number, found in enumerate(outcome.findings, start=1):
@@ -1375,16 +1482,22 @@ def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | 
         lines.append(f"  {number}. {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, "
                      f"first in deal {found.deal} (trial {found.trial}); shrunk in {found.shrink_steps} replays to "
                      f"{len(found.divergence.scenario.deals)} deal(s)")
+        signed = found.divergence.finding  # the values the signature reads, as the transcript shows them
         if failed(found.divergence):
             lines.append(f"     the implementation broke the protocol at {first.at}: {first.actual}")
         else:
-            lines.append(f"     reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}")
+            lines.append(f"     reference {_short(signed.expected, 150)}, implementation {_short(signed.actual, 150)}")
         if found.knobs:
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
-        why = found.unsaved or "no --save"
-        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: {why})")
+        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: {found.unsaved})")
+    if outcome.unreproducible:
+        lines.append(f"{len(outcome.unreproducible)} not reproducible (seen in play, but the shrunk transcript does not "
+                     "show it when replayed as thousand verify replays it; not saved, not counted as findings):")
+    for found in outcome.unreproducible:
+        lines.append(f"  - {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, first in trial "
+                     f"{found.trial} (seed {seed}): {found.proof}")
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "

@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from conformance.oracle import observe
-from conformance.harness.runner import REFERENCE_COMMAND
-from conformance.corpus.transcripts import CaseBug, Transcript
+from conformance.harness.runner import REFERENCE_COMMAND, Result, Settings, plan, run_jobs
+from conformance.corpus.transcripts import CaseBug, Transcript, discover
 
 if TYPE_CHECKING:
     from variants import ResolvedProfile
@@ -118,3 +118,32 @@ def fallbacks(rules: str | None, chosen: str | None) -> tuple[str, ...]:
         return (chosen,)
     base = base_profile(rules) if rules else None
     return (base,) if base else ()
+
+
+def verified(folder: Path, command: Sequence[str], rules: str | None, timeout: float,
+             as_profile: str | None = None) -> list[Result]:
+    """The results of ``thousand verify [--rules RULES] --cases FOLDER -- COMMAND`` (``--profile``
+    runs name no rules: each case plays under its own profiles), by the steps that command
+    takes: the transcripts read, under house rules re-expected by the reference under them
+    (``oracle_cases``), then run by the ordinary runner with the same documents and names.
+    What fuzz proves a finding with, so that its printed command shows what fuzz saw."""
+    import variants
+
+    cases: list[Transcript | CaseBug] = list(discover([folder]))
+    documents: dict[str, dict[str, Any]] = {}
+    fallback: dict[str, tuple[str, ...]] = {}
+    if rules is not None:
+        house = variants.resolve(rules)
+        chosen = applicable(cases, rules_family(house))
+        cases = oracle_cases(chosen, house.name, house.to_document(), rules, 1, timeout)
+        documents[house.name] = house.to_document()
+        fallback[house.name] = fallbacks(rules, as_profile)
+
+    def document(profile: str) -> dict[str, Any]:
+        if profile not in documents:
+            documents[profile] = variants.resolve(profile).to_document()
+        return documents[profile]
+
+    settings = Settings(command, timeout, False, document, fallbacks=fallback)
+    state = run_jobs(plan(cases), settings)
+    return [state.results[i] for i in sorted(state.results)]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Container, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
 from conformance.harness import diagnosis
+from conformance.harness.findings import Finding, Observed
 from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
 from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
@@ -107,10 +108,6 @@ class Difference:
     expected: Any = None
     actual: Any = None
     before: Any = None  # the oracle's state before the step (what a legal-set difference is read against)
-
-    @property
-    def signature(self) -> str:
-        return f"{self.kind} {self.phase}: {self.detail}"
 
     @property
     def at(self) -> str:
@@ -1117,44 +1114,47 @@ def _said(reply: Reply) -> Any:
     return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ("?", "reason unknown"))}
 
 
-def findings(differences: Iterable[Difference]) -> list[dict[str, Any]]:
-    """The differences as the runner's findings: the same signatures and knobs
-    (``conformance.harness.diagnosis``), so that what fit leaves unexplained groups into root causes
-    exactly as ``thousand verify`` groups its failures. One finding per check of a step."""
-    found: dict[tuple[int, int, str], dict[str, Any]] = {}
+def findings(differences: Iterable[Difference]) -> list[Finding]:
+    """The differences as findings (``conformance.harness.findings``): the runner's signatures and
+    knobs, so that what fit leaves unexplained groups into root causes exactly as ``thousand
+    verify`` groups its failures, and fuzz signs a divergence as verify signs the transcript
+    that shows it. One finding per check of a step, in the order the step is read."""
+    found: dict[tuple[int, int, str], Finding] = {}
     for d in differences:
-        signature, direct, upstream = _diagnosed(d)
-        key = (d.deal, d.step, signature)
+        one = finding_of(d)
+        key = (d.deal, d.step, one.signature)
         if key not in found:
             message = f"{d.at}: reference {_brief(d.expected)}, implementation {_brief(d.actual)}"
-            found[key] = {"signature": signature, "knobs": list(direct), "upstream": list(upstream),
-                          "message": message, "deal": d.deal, "step": d.step, "action": d.action}
+            found[key] = replace(one, message=message, expected=d.expected, actual=d.actual,
+                                 where={"case_id": d.case_id, "deal": d.deal, "step": d.step, "action": d.action})
     return list(found.values())
 
 
-def _diagnosed(d: Difference) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """(signature, direct knobs, upstream knobs) of one difference, as the runner names them."""
+def finding_of(d: Difference) -> Finding:
+    """One difference as the runner names it: kind, phase, normalised name and knobs. A reply's
+    phase is its action's, as the runner reads it (a ``redeal`` refused after the deal is
+    over is a claim's refusal in both)."""
+    phase = diagnosis.action_phase(d.action) if d.action and d.step and d.kind in (DifferenceKind.REFUSAL, DifferenceKind.EVENT) else d.phase
     if d.kind == DifferenceKind.LEGAL:
-        signature, knobs = diagnosis.legal_finding(d.phase, d.expected, d.actual, d.before)
-        return signature, knobs, ()
+        return diagnosis.legal_finding(d.phase, d.expected, d.actual, d.before)
     if d.kind == DifferenceKind.REFUSAL:
         want, got = _refused(d.expected), _refused(d.actual)
         if want is None and got is not None:
-            return diagnosis.refused_finding(d.phase, d.action or "", got)
-        return diagnosis.refusal_finding(d.phase, want or "?", got)
+            return diagnosis.refused_finding(phase, d.action or "", got)
+        return diagnosis.refusal_finding(phase, want or "?", got)
     if d.kind == DifferenceKind.EVENT:
         wanted = list((d.expected or {}).get("events") or [])
         sent = list((d.actual or {}).get("events") or [])
         missing = unmatched_event(wanted, sent)
         if missing is not None:
-            return diagnosis.event_finding(d.phase, wanted[missing], sent, same)
+            return diagnosis.event_finding(phase, wanted[missing], sent, same)
         extra = _extra_event(wanted, sent)
         kind = str(extra.get("type")) if isinstance(extra, dict) else "?"
-        return f"event[{d.phase}] unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind)
+        return Finding(Observed.EVENT, phase, f"unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind))
     if d.kind == DifferenceKind.STATE:
         name = d.detail.split(".")[1] if d.detail.count(".") else d.detail
-        return f"state.{name}", *diagnosis.decided("state", name)
-    return d.signature, (), ()  # the record ended otherwise: no knob decides a broken reply
+        return Finding(Observed.STATE, d.phase, name, *diagnosis.decided("state", name))
+    return Finding(Observed.BROKEN, d.phase, f"record: {d.detail}")  # the record ended otherwise: no knob decides it
 
 
 def _extra_event(wanted: Sequence[Any], sent: Sequence[Any]) -> Any:
@@ -1179,11 +1179,6 @@ def _refused(said: Any) -> str | None:
     """The reason of a refusal as ``_said`` writes it, or None when the action was accepted."""
     refused = said.get("refused") if isinstance(said, dict) else None
     return str(refused[1]) if isinstance(refused, list) and len(refused) > 1 else None
-
-
-def signatures(differences: Iterable[Difference]) -> tuple[str, ...]:
-    """The distinct signatures, in order of first appearance (one root cause shows at many steps)."""
-    return tuple(dict.fromkeys(d.signature for d in differences))
 
 
 # Collections of the youngest generation a run lets pass (gc's default: 700 allocations).

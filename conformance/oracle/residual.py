@@ -27,6 +27,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from conformance.corpus.transcripts import Transcript
 from conformance.harness import diagnosis, reports
+from conformance.harness.findings import Observed, signature
 from conformance.harness.runner import Result
 from conformance.oracle import evidence, observe
 from spec.vocabulary import ResidualVerdict
@@ -205,7 +206,8 @@ def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int])
 def _signature(d: observe.Difference) -> str:
     """A difference's signature as a root cause names it. A reply's events differ one by one
     (``detail``), where its finding names only the first."""
-    return f"event[{d.phase}] {d.detail}" if d.kind == "event" else observe._diagnosed(d)[0]
+    found = observe.finding_of(d)
+    return signature(Observed.EVENT, found.phase, d.detail) if d.kind == "event" else found.signature
 
 
 def _tried(knobs: Sequence[str], tried: Mapping[str, int]) -> str:
@@ -241,7 +243,7 @@ def results(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str],
     for case_id, e in weighed.items():
         knobs = exercised.get(case_id, ())
         if e.differs:
-            findings = [_finding(f) for f in observe.findings(e.differing)]
+            findings = observe.findings(e.differing)
             found.append(Result(case_id, titles.get(case_id, ""), profile, "fail", findings[0].message, knobs,
                                 findings=findings))
         elif e.checked == 0:
@@ -251,14 +253,6 @@ def results(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str],
             found.append(Result(case_id, titles.get(case_id, ""), profile, "pass", "", knobs,
                                 unchecked=("steps",) if e.unchecked else ()))
     return found
-
-
-def _finding(found: Mapping[str, Any]) -> diagnosis.Finding:
-    where = {k: found[k] for k in ("deal", "step", "action") if found.get(k) is not None}
-    signature = str(found["signature"])
-    check = signature.split("[", 1)[0].split(" ", 1)[0].split(".", 1)[0]
-    return diagnosis.Finding({"event": "events"}.get(check, check), signature, tuple(found["knobs"]),
-                             str(found["message"]), None, None, where, tuple(found.get("upstream") or ()))
 
 
 def report(weighed: Mapping[str, evidence.Evidence], titles: Mapping[str, str], exercised: Mapping[str, tuple[str, ...]],

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conformance.harness import diagnosis, runner
-from conformance.harness.diagnosis import Failure
+from conformance.harness.findings import Finding, from_json
 from conformance.cli import main
 from conformance.corpus.transcripts import discover
 from tests.fake_impls.toy_corpus import GOOD_STEPS, fake, write_case
@@ -62,13 +62,13 @@ def test_a_refused_transcript_action_ends_the_case(tmp_path: Path) -> None:
 def test_a_follower_allowed_not_to_beat_is_named_the_duty_to_beat() -> None:
     state = {"phase": "play", "to_act": 1, "trump": None, "trick": [{"player": 0, "card": "KS"}],
              "hands": [[], ["AS", "9S", "QS", "AC"], []]}
-    signature, knobs = diagnosis.legal_finding("play", ["play AS"], ["play AS", "play 9S", "play QS"], state)
+    signature, knobs, _ = _parts(diagnosis.legal_finding("play", ["play AS"], ["play AS", "play 9S", "play QS"], state))
     assert signature == "legal[play]: unexpected cards that follow without beating the card winning the trick (the duty to beat)"
     assert knobs == ("play.must_beat",)
 
 
 def test_bids_above_the_expected_ones_point_at_the_ceiling() -> None:
-    signature, knobs = diagnosis.legal_finding("auction", ["bid 110", "pass"], ["bid 110", "bid 300", "pass"], None)
+    signature, knobs, _ = _parts(diagnosis.legal_finding("auction", ["bid 110", "pass"], ["bid 110", "bid 300", "pass"], None))
     assert signature == "legal[auction]: unexpected bids above the highest other amounts"
     assert "auction.ceiling" in knobs and "auction.max_bid" in knobs
 
@@ -77,7 +77,7 @@ def test_amounts_are_placed_against_the_lowest_and_highest_of_the_other_side() -
     """Missing bids below, between and above what was offered, and a contract: each word's
     amounts are placed against the other side's amounts of the same word only."""
     expected = ["bid 100", "bid 120", "bid 130", "bid 150", "contract 120", "pass"]
-    signature, _knobs = diagnosis.legal_finding("auction", expected, ["bid 110", "bid 140", "contract 120", "pass"], None)
+    signature, _knobs, _ = _parts(diagnosis.legal_finding("auction", expected, ["bid 110", "bid 140", "contract 120", "pass"], None))
     assert signature == ("legal[auction]: missing bids above the highest other amounts; missing bids below the lowest "
                          "other amounts; missing bids between the other amounts; unexpected bids between the other amounts")
 
@@ -86,11 +86,11 @@ def test_a_refusal_for_another_reason_names_the_rules_of_both_reasons() -> None:
     """Bidding a step at a time under a maximum of 305, a bid of 310 is refused as above the
     ceiling where the transcript (a maximum of 400) refuses it as a jump: the maximum decides
     the difference as much as the rule on jumps, and the expected reason's knob comes first."""
-    signature, direct, _upstream = diagnosis.refusal_finding("auction", "bid_jump_not_allowed", "bid_above_ceiling")
+    signature, direct, _upstream = _parts(diagnosis.refusal_finding("auction", "bid_jump_not_allowed", "bid_above_ceiling"))
     assert signature == "refusal[auction]: expected bid_jump_not_allowed, got bid_above_ceiling"
     assert direct[0] == "auction.raise" and "auction.max_bid" in direct
     # accepted, only the expected rule can be wrong: the action broke no other rule
-    assert diagnosis.refusal_finding("auction", "bid_jump_not_allowed", None)[1] == ("auction.raise",)
+    assert diagnosis.refusal_finding("auction", "bid_jump_not_allowed", None).knobs == ("auction.raise",)
 
 
 def test_an_event_signature_names_its_type_and_reason() -> None:
@@ -126,6 +126,15 @@ def test_the_diagnosis_table_names_only_knobs_and_sections_that_exist() -> None:
             continue
         section, _, knob = entry.partition(".")
         assert section in sections and (not knob or knob in sections[section]), entry
+
+
+def Failure(run: str, found: Any = (), *rest: Any, **named: Any) -> diagnosis.Failure:
+    """A failing run whose findings are written as a report writes them."""
+    return diagnosis.Failure(run, [from_json(f) for f in found], *rest, **named)
+
+
+def _parts(found: Finding) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    return found.signature, found.knobs, found.upstream
 
 
 def _finding(signature: str, *knobs: str) -> dict[str, Any]:
@@ -241,11 +250,11 @@ def test_further_differences_are_the_ones_the_root_cause_cannot_explain() -> Non
 def test_an_event_of_the_right_type_names_the_fields_that_differ() -> None:
     wanted = {"type": "trick_won", "player": 0, "trick": 2, "points": 17}
     sent = [{"type": "trick_won", "player": 1, "trick": 2, "cards": ["10H", "KH", "QH"], "points": 17}]
-    assert diagnosis.event_finding("play", wanted, sent, runner.same)[0] == "event[play] trick_won differs in player"
-    assert diagnosis.event_finding("play", wanted, [], runner.same)[0] == "event[play] missing trick_won"
-    points = diagnosis.event_finding("play", {**wanted, "player": 1, "points": 20}, sent, runner.same)
+    assert diagnosis.event_finding("play", wanted, sent, runner.same).signature == "event[play] trick_won differs in player"
+    assert diagnosis.event_finding("play", wanted, [], runner.same).signature == "event[play] missing trick_won"
+    points = _parts(diagnosis.event_finding("play", {**wanted, "player": 1, "points": 20}, sent, runner.same))
     assert points == ("event[play] trick_won differs in points", (), ())  # card points are fixed: no knob
-    _, direct, upstream = diagnosis.event_finding("play", {"type": "match_won", "player": 2}, [], runner.same)
+    _, direct, upstream = _parts(diagnosis.event_finding("play", {"type": "match_won", "player": 2}, [], runner.same))
     assert "match_end.target" in direct and "scoring.declarer_rounding" in upstream  # the win follows from the score
 
 
@@ -321,7 +330,7 @@ def test_a_missing_bolt_and_the_deal_points_it_follows_from_are_one_cause() -> N
     differ in some runs, and in others the missing bolt, listed first at the same step, is
     the first finding. They are one cause, not a bolt rule beside the points."""
     bolt = {"type": "bolt", "player": 1, "count": 1}
-    signature, direct, upstream = diagnosis.event_finding("play", bolt, [], runner.same)
+    signature, direct, upstream = _parts(diagnosis.event_finding("play", bolt, [], runner.same))
     assert signature == "event[play] missing bolt"
     assert "marriages.values" in upstream and "bolts.zero" in direct
     missing = {"signature": signature, "knobs": list(direct), "upstream": list(upstream), "message": "no bolt"}
@@ -338,7 +347,7 @@ def test_a_checks_own_knobs_come_before_those_upstream_of_it() -> None:
     points (bonuses, rounding), even when the failing cases exercise those upstream knobs and
     not `bolts.zero`: they come after, so the printed head of the list names the bolt rule."""
     bolt = {"type": "bolt", "player": 1, "count": 1}
-    signature, direct, upstream = diagnosis.event_finding("play", bolt, [], runner.same)
+    signature, direct, upstream = _parts(diagnosis.event_finding("play", bolt, [], runner.same))
     assert "bolts.zero" in direct and "play.last_trick_bonus" in upstream
     unexpected = {"signature": "event[play] unexpected bolt", "knobs": list(direct), "upstream": list(upstream),
                   "message": "a bolt"}

@@ -61,8 +61,8 @@ def test_signatures_name_the_kind_the_phase_and_the_shape_of_a_difference() -> N
     want = observe.CaseRecord("c", (observe.StepRecord(1, 1, "play AS", ("play AS",), observe.Reply(True), state),))
     got = observe.CaseRecord("c", (observe.StepRecord(1, 1, "play AS", ("play 9S", "play AS"),
                                                       observe.Reply(True), {**state, "scores": [0, 5, 0]}),))
-    found = observe.signatures(observe.compare(want, got))
-    assert found == ("legal deal: unexpected play", "state deal: state.scores")
+    found = [f.signature for f in observe.findings(observe.compare(want, got))]
+    assert found == ["legal[deal]: unexpected leads", "state.scores"]
     assert observe.action_shape("play QD marriage") == "play marriage"
 
 

@@ -94,11 +94,11 @@ def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -
     impossible = frozenset({evidence.key_of(points), evidence.key_of(later)})
     found = evidence.Evidence("c", 60, 0, (penalty, points, later), frozenset(keys - impossible), impossible)
     [failure] = residual.failures({"c": found}, {}, "skill-games")
-    first, second = (f["signature"] for f in failure.findings[:2])
+    first, second = (f.signature for f in failure.findings[:2])
     assert first == "state.card_points" and second == "event[play] barrel_left(fell_back) differs in penalty"
     plain = evidence.Evidence("c", 60, 0, (penalty, points), frozenset(keys - {evidence.key_of(later)}))
     [failure] = residual.failures({"c": plain}, {}, "skill-games")  # nothing impossible: in the order shown
-    assert failure.findings[0]["signature"].startswith("event[play] barrel_left")
+    assert failure.findings[0].signature.startswith("event[play] barrel_left")
 
 
 def _ended(case: str, events: list[dict[str, object]]) -> observe.CaseRecord:
@@ -149,3 +149,19 @@ def test_a_tangle_that_comes_back_round_stays_two_causes() -> None:
     assert [c.signature for c in found] == ["x", "y", "z"] and not any(c.hidden for c in found)
     found = residual._folded([cause("x"), cause("y"), cause("z")], {1: 2, 2: 0})
     assert [c.signature for c in found] == ["x"] and [h.signature for h in found[0].hidden] == ["y", "z"]
+
+
+def test_fits_changed_lines_name_only_the_knobs_the_fitted_rules_change() -> None:
+    """A change record whose knob the fitted rules hold at the profile's value (put back, or
+    an equal value kept instead) is no change: "# changed" listed it all the same (issue 48)."""
+    import variants
+    from conformance.oracle import fit
+
+    rules = variants.thaw(variants.resolve("classic").rules)
+    rules["auction"]["max_bid"] = 300
+    kept = fit.Accepted((fit.Change("auction.max_bid", 300),), 4, 0, "c deal 1 step 3 (legal)", 12)
+    back = fit.Accepted((fit.Change("play.must_beat", not rules["play"]["must_beat"]),), 1, 0, "d deal 1 step 9 (legal)", 2)
+    text = fit.report(fit.FitResult("classic", rules, [kept, back], {}, 5), "profile: x")
+    changed = [line for line in text.splitlines() if line.startswith("# changed")]
+    assert changed == ["# changed auction.max_bid: 300: reproduces 12 more observation(s) (4 whole case(s)), "
+                       "e.g. c deal 1 step 3 (legal)"]

@@ -159,7 +159,7 @@ def test_an_implementation_that_fails_is_a_divergence_not_an_error(mode: str, wo
     outcome = fuzz.fuzz(lockstep(mode, 1), "classic", CLASSIC, deals=4, seed="1", timeout=5.0)
     assert outcome.error == "" and outcome.divergence is not None
     first = outcome.divergence.differences[0]
-    assert first.signature == "record any: the implementation failed" and words in first.actual
+    assert outcome.divergence.finding.signature == "record: the implementation failed" and words in first.actual
     assert len(first.actual) < 1000  # a reply is quoted in a clipped excerpt only
 
 
@@ -203,9 +203,10 @@ def test_the_byte_shortcut_only_skips_the_comparison_of_identical_lines() -> Non
                          "auction") == ()
     moved = fuzz._compare(step, turn({"phase": "auction", "to_act": 2}, ("pass",), (b"r", b"s3", b"l")), want, before,
                           "auction")
-    assert [d.signature for d in moved] == ["state auction: state.to_act"]
+    assert [f.signature for f in observe.findings(moved)] == ["state.to_act"]
     short = (turn({}, ("pass",), (b"", b"", b"L2")), before[1])
-    assert [d.signature for d in fuzz._compare(step, want, want, short, "auction")] == ["legal auction: missing bid"]
+    missing = observe.findings(fuzz._compare(step, want, want, short, "auction"))
+    assert [f.signature for f in missing] == ["legal[auction]: missing bids above the highest other amounts"]
 
 
 # --- observing cases ---------------------------------------------------------------------

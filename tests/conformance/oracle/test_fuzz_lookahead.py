@@ -55,7 +55,7 @@ def test_a_shrink_has_the_reference_to_itself(plain: fuzz.Outcome, monkeypatch: 
     # a shrink was under way: none from the Lookahead's thread may come during a shrink
     shrinking = threading.Event()
     during: list[str] = []
-    post, shrink = observe.Observer.post, fuzz._shrunk_and_saved
+    post, shrink = observe.Observer.post, fuzz._shrunk_proven_and_saved
 
     def noted_post(self: observe.Observer, requests: Any) -> Any:
         if shrinking.is_set() and threading.current_thread() is not threading.main_thread():
@@ -70,7 +70,7 @@ def test_a_shrink_has_the_reference_to_itself(plain: fuzz.Outcome, monkeypatch: 
             shrinking.clear()
 
     monkeypatch.setattr(observe.Observer, "post", noted_post)
-    monkeypatch.setattr(fuzz, "_shrunk_and_saved", noted_shrink)
+    monkeypatch.setattr(fuzz, "_shrunk_proven_and_saved", noted_shrink)
     outcome = run()
     assert outcome.error == "" and outcome.findings[0].shrunk and outcome.findings[0].shrink_steps > 0
     assert during == []

@@ -16,7 +16,7 @@ import pytest
 
 from conformance.cli import main
 from tests.fake_impls.own_rules import TABLE_300
-from conformance.harness import diagnosis
+from conformance.harness import findings
 
 MUST_BEAT, MARRIAGES = "must-beat-missing", "marriage-values-hearts-diamonds-swapped"
 SERVE = [sys.executable, "-m", "mutants.serve"]
@@ -64,7 +64,7 @@ def test_a_known_mistake_is_passed_over_and_only_the_other_is_found(tmp_path: Pa
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
     report = tmp_path / "must-beat.json"
     assert main(["verify", "--profile", "polish", "--jobs", "2", "--report", str(report), "--", *SERVE, MUST_BEAT]) == 1
-    known = diagnosis.Known.read(report)
+    known = findings.Known.read(report)
     capsys.readouterr()
     found = tmp_path / "found"
     assert fuzz("--profile", "polish", "--known", str(report), "--save", str(found),
@@ -79,7 +79,7 @@ def test_a_known_mistake_is_passed_over_and_only_the_other_is_found(tmp_path: Pa
         (one / path.name).write_bytes(path.read_bytes())
         assert replay(one.parent, [*SERVE, MARRIAGES]) == 1
     headlines = [line for line in out.splitlines() if line.startswith("  ") and ". " in line[:6]]
-    assert headlines and all(known.cause_of(line.split(". ", 1)[1].split(": ")[0], ()) is None for line in headlines)
+    assert headlines and all(known.cause_of(line.split(". ", 1)[1].split(": ")[0]) is None for line in headlines)
 
 
 @pytest.mark.slow

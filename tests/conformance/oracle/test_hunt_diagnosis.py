@@ -7,22 +7,26 @@ from typing import Any
 
 from conformance.cli import verify
 from conformance.harness import reports, runner, steps
-from conformance.harness.diagnosis import Known
+from conformance.harness.findings import Known
 
 
 def _finding(signature: str, *knobs: str, upstream: tuple[str, ...] = ()) -> dict[str, Any]:
     return {"signature": signature, "knobs": list(knobs), "upstream": list(upstream), "message": signature}
 
 
-def test_a_known_cause_explains_its_checks_and_the_same_rule_in_another_deal() -> None:
-    known = Known(({"signature": "legal[play]: unexpected cards that trump", "knobs": ["play.must_trump"],
-                    "checks": [{"signature": "legal[play]: unexpected cards that trump", "count": 3}]},))
-    assert known.cause_of("legal[play]: unexpected cards that trump", ()) is not None
-    # other cards, the same deciding knob, the same kind of observation
-    assert known.cause_of("legal[play]: unexpected cards that discard while void", ("play.must_trump",)) is not None
-    # the same knob through another kind of observation is not known
-    assert known.cause_of("refusal[play]: expected must_trump, accepted", ("play.must_trump",)) is None
-    assert known.cause_of("legal[play]: unexpected cards that overtrump", ("play.must_overtrump",)) is None
+def test_a_known_cause_explains_exactly_its_signatures_never_a_check_that_shares_its_knobs() -> None:
+    """A known cause is the set of signatures it gathers. A check of the same kind decided by
+    the same first knob is another mistake, not the same one met in another deal: counting it
+    known (by knob overlap) hid a real bug behind a fitted report (issue 48)."""
+    known = Known.of({"groups": [{"signature": "legal[play]: unexpected cards that trump", "knobs": ["play.must_trump"],
+                                  "checks": [{"signature": "legal[play]: unexpected cards that trump", "count": 3},
+                                             {"signature": "state.scores", "count": 1}]}]})
+    assert known.cause_of("legal[play]: unexpected cards that trump") == "legal[play]: unexpected cards that trump"
+    assert known.cause_of("state.scores") == "legal[play]: unexpected cards that trump"
+    # other cards, the same deciding knob, the same kind of observation: not this cause
+    assert known.cause_of("legal[play]: unexpected cards that discard while void") is None
+    assert known.cause_of("refusal[play]: expected must_trump, accepted") is None
+    assert known.cause_of("event[play] missing match_won") is None
 
 
 def test_the_next_step_names_the_base_profile_never_an_option() -> None:

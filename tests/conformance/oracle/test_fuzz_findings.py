@@ -1,0 +1,159 @@
+"""One record of a wrong answer and one identity across verify, fit and fuzz (issue 48): fuzz
+signs a divergence by its first finding, ``--known`` explains exactly a known cause's
+signatures (never by knobs in common), every reported finding is proven by replaying its
+transcript as the printed command does, and ``--deals N`` plays N deals."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import variants
+from conformance.cli import main
+from conformance.harness import findings
+from conformance.harness.runner import REFERENCE_COMMAND
+from conformance.oracle import fuzz, observe
+from tests.fake_impls.own_rules import TABLE_300
+from tests.support.paths import FAKE_IMPLS
+
+SERVE = [sys.executable, "-m", "mutants.serve"]
+# the engine's own rule, no knob expresses it (the known cause), and its bug
+KNOWN, BUG = "last-trick-bonus", "marriage-values-hearts-diamonds-swapped"
+CLASSIC = variants.resolve("classic").to_document()
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("rules") / "table.yaml"
+    path.write_text(TABLE_300.format(name="table"), encoding="utf-8")
+    return path
+
+
+def engine(table: Path, *mistakes: str) -> list[str]:
+    return [*SERVE, "--rules", str(table), *mistakes]
+
+
+def test_a_deal_end_divergence_is_signed_by_the_event_before_the_fields_derived_from_it() -> None:
+    """A seat's last barrel attempt fails and the engine keeps it on: the missing barrel_left
+    comes in the reply, before the state fields the same deal end writes (the next dealer, the
+    barrel). The divergence is signed by the event, as verify signs the saved transcript; the
+    field decided by the fewest knobs (state.next_dealer) used to sign it."""
+    left = {"type": "barrel_left", "player": 1, "reason": "attempts_exhausted", "penalty": 120}
+    event = observe.Difference("fuzz", 1, 24, "play 9S", "event", "play", "missing barrel_left(attempts_exhausted)",
+                               {"events": [left]}, {"events": []})
+    dealer = observe.Difference("fuzz", 1, 24, "play 9S", "state", "play", "state.next_dealer", 2, None)
+    barrel = observe.Difference("fuzz", 1, 24, "play 9S", "state", "play", "state.barrel.on", [], [])
+    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (event, barrel, dealer))
+    assert divergence.finding.signature == "event[play] missing barrel_left(attempts_exhausted)"
+    assert divergence.finding.kind is findings.Observed.EVENT
+
+
+def test_a_reply_is_signed_by_its_actions_phase_in_fit_and_fuzz_as_in_verify() -> None:
+    """A redeal claim refused after the deal is over: verify signs it by the action's phase
+    (``claim``), and so does an observation (it signed it by the state's, ``deal_over``)."""
+    refused = observe.Difference("c", 1, 9, "redeal", "refusal", "deal_over", "illegal/wrong_phase vs accepted",
+                                 {"refused": ["illegal", "wrong_phase"]}, {"events": []})
+    assert observe.finding_of(refused).signature == "refusal[claim]: expected wrong_phase, accepted"
+
+
+def test_a_signature_read_back_from_a_report_is_the_finding_that_was_written() -> None:
+    for signed in ("legal[play]: unexpected cards that trump", "event[play] missing bolt", "state.scores",
+                   "to_act[auction]", "refused[claim]: the transcript's redeal (wrong_phase)", "timeout: no reply"):
+        assert findings.signature(*findings.parsed(signed)) == signed
+
+
+def test_the_known_rule_is_passed_over_and_the_bug_sharing_its_knobs_is_found_and_proven(
+        table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The engine plays a last-trick bonus no knob expresses (its own rule, known from a verify
+    report of the engine without its bug) and values the marriages of hearts and diamonds the
+    other way round (its bug). The known cause, ``event[play] deal_scored differs ...``, names
+    ``marriages.values`` among its knobs, and the bug's ``marriage_declared`` differs in points:
+    the same kind, its first knob among the cause's. Matched by knob overlap, the bug was
+    passed over as known and fuzz said 0 findings; matched by identity it is found, and the
+    transcript saved for it fails under the command fuzz prints and passes against the reference."""
+    report = tmp_path / "known.json"
+    assert main(["verify", "--rules", str(table), "-k", "classic/scoring/*", "--report", str(report), "--",
+                 *engine(table, KNOWN)]) == 1
+    known = findings.Known.read(report)
+    capsys.readouterr()
+    found = tmp_path / "found"
+    code = main(["fuzz", "--rules", str(table), "--known", str(report), "--deals", "40", "--seed", "1",
+                 "--save", str(found), "--report", str(tmp_path / "fuzz.json"), "--", *engine(table, KNOWN, BUG)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "event[play] marriage_declared differs in points" in out
+    assert re.search(r"known root causes \(.*\): [1-9][0-9]* trials? ended on one", out), out
+    headlines = [line.split(". ", 1)[1].split(": ", 1)[0] for line in out.splitlines() if re.match(r"  [0-9]+\. ", line)]
+    assert headlines and all(known.cause_of(signed) is None for signed in headlines), headlines
+    assert "not reproducible" not in out
+    # the printed command replays the saved findings: they fail against the engine, pass against its rules
+    printed = next(line for line in out.splitlines() if line.startswith("next: replay the findings: thousand "))
+    argv = shlex.split(printed.split("thousand ", 1)[1])
+    assert main(argv) == 1
+    rules_only = [*REFERENCE_COMMAND, "--rules", str(table)]
+    assert main([*argv[:argv.index("--")], "--", *rules_only]) == 0
+    # fuzz's report is a --known like the others': the same run passes over every cause it found
+    capsys.readouterr()
+    again = main(["fuzz", "--rules", str(table), "--known", str(tmp_path / "fuzz.json"), "--deals", "40", "--seed", "1",
+                  "--", *engine(table, BUG)])
+    assert again == 0, capsys.readouterr().out
+
+
+def test_a_finding_whose_transcript_does_not_reproduce_is_told_apart_and_never_saved(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An engine that goes wrong from its second match on: fuzz sees it diverge on its
+    long-lived process, the saved transcript replayed by a fresh one passes. It is listed as
+    not reproducible, with its trial and seed, counted apart, and no file is saved."""
+    found = tmp_path / "found"
+    code = main(["fuzz", "--profile", "classic", "--deals", "6", "--seed", "1", "--save", str(found), "--",
+                 sys.executable, str(FAKE_IMPLS / "second_match.py")])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "no reproducible finding in 6 deals" in out
+    assert "1 not reproducible" in out and "state.scores" in out and "(seed 1)" in out
+    assert "does not fail against the implementation" in out
+    assert not list(found.rglob("*.yaml")) and "next: replay" not in out
+
+
+@pytest.mark.parametrize(("seed", "jobs"), [("2", 1), ("3", 2)])
+def test_deals_n_plays_exactly_n_deals(seed: str, jobs: int) -> None:
+    """Trials play one to three deals: the last ones are held to the deals left (seed 2 played
+    9 deals of 7, seed 3 with two pairs 10)."""
+    outcome = fuzz.fuzz(list(REFERENCE_COMMAND), "classic", CLASSIC, deals=7, seed=seed, jobs=jobs, max_findings=None)
+    assert outcome.error == "" and outcome.deals_played == 7
+
+
+def test_the_summary_says_why_a_finding_was_not_saved() -> None:
+    """A finding the run stopped before shrinking has no transcript: the line says so, not
+    "no --save" (which it said whatever the reason)."""
+    difference = observe.Difference("fuzz", 1, 3, "bid 120", "state", "auction", "state.high_bid", 120, 110)
+    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (difference,))
+    cause = fuzz.NewCause(divergence.finding, divergence, 4, 7, unsaved="the run stopped before it was shrunk")
+    lines = fuzz.summary(fuzz.Outcome(findings=[cause]), "classic", "1", None)
+    assert any("(not saved: the run stopped before it was shrunk)" in line for line in lines), lines
+    assert not any("no --save" in line for line in lines)
+
+
+def test_a_report_of_each_tool_reads_as_known(tmp_path: Path) -> None:
+    """fuzz's report has verify's shape: one reader takes it, and its causes are its findings'."""
+    difference = observe.Difference("fuzz", 1, 3, "bid 120", "state", "auction", "state.high_bid", 120, 110)
+    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (difference,))
+    outcome = fuzz.Outcome(findings=[fuzz.NewCause(divergence.finding, divergence, 4, 7)])
+    path = tmp_path / "fuzz.json"
+    assert fuzz.write_report(path, outcome, "classic", ["engine"], "1") is None
+    known = findings.Known.read(path)
+    assert known.cause_of("state.high_bid") == "state.high_bid" and known.cause_of("state.scores") is None
+    assert json.loads(path.read_text(encoding="utf-8"))["cases"][0]["mismatches"][0]["signature"] == "state.high_bid"
+
+
+def test_a_report_into_a_missing_folder_is_a_usage_error_before_the_run(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "nowhere" / "fuzz.json"
+    assert main(["fuzz", "--profile", "classic", "--deals", "1", "--report", str(report), "--", *REFERENCE_COMMAND]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--report" in err[0] and "does not exist" in err[0]
