@@ -115,7 +115,7 @@ class Finding:
 
     def to_json(self) -> dict[str, Any]:
         found = {"check": self.check, "signature": self.signature, "knobs": list(self.knobs), "message": self.message,
-                 **{k: v for k, v in self.where.items() if k in ("deal", "step", "action")},
+                 **{k: v for k, v in self.where.items() if k in ("deal", "step", "action") and v is not None},
                  "expected": self.expected, "actual": self.actual}
         return {**found, "upstream": list(self.upstream)} if self.upstream else found
 

@@ -1301,13 +1301,18 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
     case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
     try:
         data = transcript(pair, profile, document, small, seed, found.trial, case_id, tolerate)
+        # written where it is asked for first, so that a failing write names the user's file;
+        # proven from a folder of its own, as the printed command replays that file alone
+        saved = save(data, save_to) if save_to is not None else None
         with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
             save(data, Path(scratch))
             found.proof = proof.why_not(Path(scratch))
         if found.proof:
             found.unsaved = "not reproducible"
-        elif save_to is not None:
-            found.saved = save(data, save_to)
+            if saved is not None:
+                saved.unlink(missing_ok=True)  # never left behind as a bug
+        else:
+            found.saved = saved
     except ReferenceFailed as exc:  # the run stops on it (exit 3); the finding's line says why it has no file
         found.unsaved = str(exc)
         raise

@@ -279,10 +279,10 @@ def test_a_case_list_or_folder_naming_nothing_is_a_usage_error(tmp_path: Path, c
 
 def _report_reads(path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     """``thousand report`` (and --known, through the same reader) read what verify wrote."""
-    from conformance.harness import diagnosis
+    from conformance.harness import findings
 
     assert main(["report", str(path), "--markdown"]) == 0, capsys.readouterr().err
-    diagnosis.Known.read(path)  # raises on a report it refuses
+    findings.Known.read(path)  # raises on a report it refuses
     return capsys.readouterr().out
 
 

@@ -464,7 +464,7 @@ def test_verify_and_fuzz_play_a_large_house_file_that_sets_every_knob(tmp_path: 
 def test_fit_with_a_lone_surrogate_writes_both_outputs_and_replaces_a_link(tmp_path: Path,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     """Rows 2 and 4: a lone surrogate in the name and the states; --output is a link to another file."""
-    from conformance.harness import diagnosis
+    from conformance.harness import findings
 
     precious = tmp_path / "precious.yaml"
     precious.write_text("keep: me\n")
@@ -477,7 +477,7 @@ def test_fit_with_a_lone_surrogate_writes_both_outputs_and_replaces_a_link(tmp_p
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["implementation"]["name"] == "engine \ufffd one"
     assert cli.main(["report", str(report)]) == 0 and "engine \ufffd one" in capsys.readouterr().out
-    diagnosis.Known.read(report)
+    findings.Known.read(report)
     assert_clean(run)
 
 
