@@ -21,7 +21,7 @@ from sitegen.knobs_page import knob_reference_page
 from sitegen.narrate import narrate_case, prose_paragraphs
 from sitegen.replay_page import compare_deals_page
 from sitegen.protocol import protocol_page
-from sitegen.prose import anchor, format_value, sentence
+from variants.prose import anchor, format_value, sentence
 from sitegen import results
 from sitegen.sources import link_citations, sources_page
 from variants.schema import rule_sections

@@ -13,7 +13,7 @@ import re
 from typing import Any, Mapping
 
 import variants
-from sitegen.prose import format_value, sentence
+from variants.prose import format_value, sentence
 from sitegen.sources import CITATION, key_of
 from variants.schema import knob_entry
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-import variants
+from variants.model import thaw
 
 SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
@@ -247,7 +247,7 @@ def ordinal(number: int) -> str:
 def format_value(value: Any) -> str:
     """A knob value as a profile writes it: YAML scalars (null, true, false), JSON for
     lists and mappings (JSON is YAML too, so the text can be copied into a profile)."""
-    plain = variants.thaw(value)
+    plain = thaw(value)
     if isinstance(plain, (dict, list, bool)) or plain is None:
         return json.dumps(plain, ensure_ascii=False)
     return str(plain)
