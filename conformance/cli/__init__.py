@@ -20,6 +20,7 @@ from conformance.terminal import silence_stdout
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "variants.new",  # new
+    "variants.rulebook",  # rulebook
     "conformance.cli.verify",  # verify
     "conformance.rulesets.coverage",  # coverage
     "conformance.rulesets.compare",  # compare
