@@ -86,6 +86,7 @@ RUNS = (
         snippet="verify-polish", shown="thousand verify --profile polish -- python examples/adapters/python/adapter.py"),
     Run("python-toy-all", "Python toy adapter, every case", PYTHON_TOY, starter=False, matrix=False, slim=True,
         snippet="verify-everything", shown="thousand verify --jobs 2 -- python examples/adapters/python/adapter.py"),
+    Run("node-toy-all", "Node toy adapter, every case", NODE_TOY, starter=False, matrix=False, slim=True),
     # an engine with two known mistakes, for the root causes shown on docs/verify.md
     Run("two-mistakes-polish", "two mutants at once, polish", ("python", "-m", "mutants.serve", *TWO_MISTAKES),
         starter=False, profile="polish", matrix=False, slim=True, snippet="verify-root-causes",
@@ -294,7 +295,8 @@ def results_page(mark: str) -> str:
     shown = [(run, report) for run, report in runs if report is not None]
     tables = {run.name: by_section(results_of(report)) for run, report in shown}
     sections = sorted({section for table in tables.values() for section in table})
-    lines = [mark, "", "# Results", "",
+    lines = [mark, "", "# Results", "", *whole_corpus_section(),
+             "## The starter subset, by rule section", "",
              "How the bundled implementations fare on the [starter subset](verify.md#first-the-starter-subset) "
              "(the hand-written auction cases of `conformance/starter.txt`, under every profile they apply to): "
              "the reference, the two toy adapters in `examples/adapters/`, and four mutants, copies of the "
@@ -326,6 +328,53 @@ def results_page(mark: str) -> str:
               "so a reader can open the [transcript page](cases.md) and see what was expected. Publish the JSON "
               "beside it: it is the evidence.", ""]
     return "\n".join(lines) + "\n"
+
+
+def whole_corpus_section() -> list[str]:
+    """Every run over the whole corpus (a Run with neither starter nor profile: add one to RUNS
+    and it gets a column), by profile, its options counted with it: passes, failures, skips."""
+    from conformance.cli.report import implementation_name, markdown_text
+
+    shown = [(run, report) for run in RUNS if run.everything and (report := load_report(run)) is not None]
+    shown.sort(key=lambda pair: bool(pair[0].command))  # the reference first, the yardstick
+    if not shown:
+        return []
+    counts = {run.name: _by_profile(results_of(report)) for run, report in shown}
+    profiles = sorted({profile for table in counts.values() for profile in table})
+    lines = ["## The whole corpus, by profile", "",
+             "Every transcript under every profile and option it applies to. A *skip* is a case the implementation "
+             "declined at `start` (the toy adapters play only the auction, so they skip every case that goes "
+             "further): a column with many skips says little about the rules it skipped. *Failed* counts every "
+             "outcome that is neither a pass nor a skip (a wrong reply, an error, a timeout).", "",
+             '<div class="replay-scroll"><table class="results-matrix">',
+             "<thead><tr><th>profile</th>" + "".join(f"<th>{html.escape(run.label)}</th>" for run, _ in shown)
+             + "</tr></thead><tbody>"]
+    for profile in [*profiles, ""]:
+        cells = "".join(_whole_cell(counts[run.name].get(profile) if profile else
+                                    sum(counts[run.name].values(), Counter())) for run, _ in shown)
+        head = f'<a href="../rulebook/{html.escape(profile)}/">{html.escape(profile)}</a>' if profile else "all"
+        row = '<tr class="total">' if not profile else "<tr>"
+        lines.append(f'{row}<th scope="row">{head}</th>{cells}</tr>')
+    lines += ["</tbody></table></div>", ""]
+    lines += [f"- **{html.escape(run.label)}** ({markdown_text(implementation_name(report))}): "
+              f"[{run.name}.json](results/{run.name}.json), `thousand verify"
+              + (f" -- {' '.join(run.command)}`" if run.command else "`") for run, report in shown]
+    return lines + [""]
+
+
+def _by_profile(results: Sequence[Any]) -> dict[str, Counter[str]]:
+    table: dict[str, Counter[str]] = {}
+    for result in results:
+        table.setdefault(str(result["profile"]).split("+")[0], Counter())[str(result["outcome"])] += 1
+    return table
+
+
+def _whole_cell(counts: Counter[str] | None) -> str:
+    if not counts:
+        return '<td class="none">–</td>'
+    failed = sum(counts.values()) - counts["pass"] - counts["skipped"]
+    kind = "bad" if failed else ("skip" if counts["skipped"] else "ok")
+    return f'<td class="{kind}">{counts["pass"]:,} pass, {failed:,} failed, {counts["skipped"]:,} skipped</td>'
 
 
 def _empty() -> Counter[str]:
