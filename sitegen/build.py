@@ -23,7 +23,7 @@ from sitegen.narrate import narrate_case, prose_paragraphs
 from sitegen.replay_page import compare_deals_page
 from sitegen.protocol import protocol_page
 from variants.prose import anchor, format_value, sentence
-from sitegen import results
+from sitegen import outputs, results
 from sitegen.sources import link_citations, sources_page
 from variants.schema import rule_sections
 from variants import rulebook
@@ -375,7 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     corpus = load_corpus()
     pages = generate(corpus)
     stale = sorted(p for p, text in pages.items() if not (DOCS / p).exists() or (DOCS / p).read_text(encoding="utf-8") != text)
-    written_by_runs = {f"snippets/{name}.txt" for name in results.OUTPUT_SNIPPETS}
+    written_by_runs = {f"snippets/{name}.txt" for name in (*results.OUTPUT_SNIPPETS, *(o.name for o in outputs.OUTPUTS))}
     leftover = sorted(existing_generated() - set(pages) - written_by_runs)
     if args.check:
         for path in stale:

@@ -61,11 +61,12 @@ class Run:
         """(profiles, include globs) as `thousand verify` would select them."""
         return ([self.profile] if self.profile else [], read_case_list(STARTER) if self.starter else [])
 
-    def arguments(self) -> list[str]:
+    def arguments(self, reports: Path | None = None) -> list[str]:
+        """verify's arguments, the report written to docs/results/ (or to ``reports``)."""
         chosen = ["--case-list", str(STARTER.relative_to(ROOT))] if self.starter else (
             ["--profile", self.profile] if self.profile else [])
-        return [*chosen, "--report", str((RESULTS_DIR / f"{self.name}.json").relative_to(ROOT)),
-                *(["--", *self.command] if self.command else [])]
+        report = str(reports / f"{self.name}.json") if reports else str((RESULTS_DIR / f"{self.name}.json").relative_to(ROOT))
+        return [*chosen, "--report", report, *(["--", *self.command] if self.command else [])]
 
 
 def _mutant(name: str) -> Run:
@@ -188,7 +189,26 @@ def _blocks(lines: Sequence[str], count: int) -> list[str]:
     return kept
 
 
+def fresh_snippets() -> dict[str, str]:
+    """Every terminal output this module writes, from runs made now, written nowhere (the
+    reports go to a temporary folder): what `python -m sitegen.outputs --check --with-verify`
+    compares with docs/snippets/."""
+    texts: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for run in RUNS:
+            if run.snippet:
+                done = verify(["--jobs", "2", *run.arguments(Path(folder))])
+                texts.setdefault(run.snippet, []).append(
+                    terminal_text(run.shown, done, tail_only=run.name not in ("python-toy", "node-toy")))
+    return {**{name: "".join(parts) for name, parts in texts.items()}, **broken_adapter_texts()}
+
+
 def write_broken_adapter_snippets() -> None:
+    for name, text in broken_adapter_texts().items():
+        (SNIPPETS_DIR / f"{name}.txt").write_text(text, encoding="utf-8")
+
+
+def broken_adapter_texts() -> dict[str, str]:
     """docs/verify.md's walk through a failure and the expected-failures list, from real runs
     of the broken copy of the Python toy adapter (made in a temporary folder)."""
     source = (ROOT / "examples" / "adapters" / "python" / "adapter.py").read_text(encoding="utf-8")
@@ -217,10 +237,11 @@ def write_broken_adapter_snippets() -> None:
                                                  f"{' '.join(listed)} -- python adapter.py", passing, tail_only=False,
                                                  full_blocks=len(passing.stdout.splitlines())),
         }
+    cleaned = {}
     for name, text in texts.items():
         clean = text.replace(str(broken), "adapter.py").replace(str(fixed), "adapter.py").replace(str(work) + "/", "")
-        clean = clean.replace(sys.executable, "python")
-        (SNIPPETS_DIR / f"{name}.txt").write_text(clean, encoding="utf-8")
+        cleaned[name] = clean.replace(sys.executable, "python")
+    return cleaned
 
 
 def report_excerpt(report: dict[str, Any]) -> str:
