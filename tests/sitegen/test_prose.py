@@ -136,3 +136,13 @@ def test_the_checks_catch_what_they_look_for() -> None:
     polish = variants.resolve("polish")
     assert contradictions("the declarer loses the bid and the others are paid", polish)
     assert not contradictions("The declarer who gives up loses nothing by it.", polish)
+
+
+def test_a_ruling_is_never_shown_as_a_source() -> None:
+    """polish's source says only that defenders are rounded to tens: the sentence beside
+    'Source:' says no more, and where a 5 goes is the profile's ruling, shown as one."""
+    page = (ROOT / "docs" / "profiles" / "polish.md").read_text(encoding="utf-8")
+    entry = page.split('id="scoring-defender-rounding"')[1].split("\n- ")[0]
+    assert "Source:" in entry and "5 and above" not in entry and "rounds up" not in entry
+    rulings = page.split("## Rulings beyond single knobs")[1]
+    assert "rounds such a total up" in rulings and "scoring-defender-rounding" in rulings
