@@ -146,3 +146,12 @@ def test_a_ruling_is_never_shown_as_a_source() -> None:
     assert "Source:" in entry and "5 and above" not in entry and "rounds up" not in entry
     rulings = page.split("## Rulings beyond single knobs")[1]
     assert "rounds such a total up" in rulings and "scoring-defender-rounding" in rulings
+
+
+def test_every_bundled_profile_has_a_rulebook_page_in_the_navigation() -> None:
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    for name in NAMES:
+        assert (ROOT / "docs" / "rulebook" / f"{name}.md").is_file(), name
+        assert f"rulebook/{name}.md" in nav, name
+        profile_page = (ROOT / "docs" / "profiles" / f"{name}.md").read_text(encoding="utf-8")
+        assert f"(../rulebook/{name}.md)" in profile_page, f"{name}: the spec page links to its rulebook"
