@@ -13,11 +13,26 @@ import re
 from typing import Any, Mapping
 
 import variants
-from sitegen.prose import format_value, sentence
+from variants.prose import format_value, sentence
 from sitegen.sources import CITATION, key_of
-from variants.schema import knob_entry
+from variants.schema import knob_entry, rule_sections
 
 Sections = tuple[str, ...]
+
+# A knob id (scoring.defender_rounding) or a bare snake_case id (nearest_10, max_bid) in a
+# profile's own text (rulings, notes): shown as code on the authors' pages, never as prose.
+IDS = re.compile(r"\b[a-z_]+\.[a-z0-9_]+\b|\b[a-z0-9]+(?:_[a-z0-9]+)+\b")
+
+
+def mark_ids(text: str, before: str = "`", after: str = "`") -> str:
+    """The text with each id marked as code (Markdown backticks by default, or HTML tags)."""
+    return IDS.sub(lambda m: f"{before}{m.group(0)}{after}" if "_" in m.group(0) or _is_knob(m.group(0))
+                   else m.group(0), text)
+
+
+def _is_knob(word: str) -> bool:
+    section, _, knob = word.partition(".")
+    return knob in rule_sections().get(section, [])
 
 
 def folded_profiles(names: list[str]) -> dict[str, str]:
@@ -47,6 +62,30 @@ QUESTIONS = {
     "bolts.counting": "Whether bolts must be consecutive to count.",
     "barrel.attempt_counts": "Which deals count as attempts on the barrel.",
     "defender_lock.mode": "What the 800 rule does to defending points.",
+    # The schema's description names other knobs by id or runs past one sentence: the row
+    # says the same in words (tests/sitegen/test_prose.py fails on an id or a cut-off bracket).
+    "auction.bid_step": "The step between legal bids: the opening bid, then every multiple of the step above it.",
+    "auction.high_bid_step": "A larger step for high bids, if any.",
+    "auction.high_bid_from": "The bid above which the larger step for high bids applies.",
+    "auction.dealer_must_bid": "Must the dealer bid when the two others have passed without a bid?",
+    "auction.all_pass": "What happens when all three players pass without a bid.",
+    "auction.pre_talon_max": "The highest bid allowed before the talon is seen.",
+    "auction.barrel_min_bid": "The least bid of a player on the barrel.",
+    "talon.shown_from_bid": "The least winning bid at which the talon is shown, where showing depends on the bid.",
+    "talon.contract_ceiling_hand": "Which cards count for the marriage limits of a raised contract.",
+    "giving_up.defender_gain_amount": "Each defender's gain from a give-up, where the gain is a fixed amount.",
+    "giving_up.penalty": "The extra cost of a late give-up.",
+    "giving_up.penalty_repeats": "Which late give-ups pay the extra cost.",
+    "play.overtrump_against": "Against whose winning trump the duty to overtrump holds.",
+    "play.beat_after_trump": "When a trump already wins the trick, must a player following suit still beat the suit led?",
+    "marriages.last_trick": "The last trick on which a marriage may be declared.",
+    "scoring.declarer_scores": "What a declarer who makes the contract scores.",
+    "scoring.failed_contract_points": "Where the points of a failed contract go.",
+    "barrel.win_by": "How a player on the barrel wins.",
+    "barrel.crowding": "What happens when a newcomer arrives on a full barrel.",
+    "barrel.arrivals_over_limit": "What happens when more players arrive on the barrel at once than there are places.",
+    "redeals.after_exchange_window": "When a redeal after the exchange may be claimed.",
+    "match_end.tie_break": "Who wins when several players reach the target in the same deal.",
 }
 
 
@@ -55,8 +94,18 @@ def rule_label(section: str, knob: str) -> str:
     if f"{section}.{knob}" in QUESTIONS:
         return QUESTIONS[f"{section}.{knob}"]
     text = str(knob_entry(section, knob).get("description", "")).strip()
-    first = re.split(r"(?<=[.;])\s", text, maxsplit=1)[0].rstrip(";")
+    first = first_sentence(text).rstrip(";")
     return first if first.endswith(".") else first + "."
+
+
+def first_sentence(text: str) -> str:
+    """The text up to the first '.' or ';' outside brackets that ends a sentence ("(e.g. x. y)" is kept whole)."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth == 0 and char in ".;" and (index + 1 == len(text) or text[index + 1].isspace()):
+            return text[: index + 1]
+    return text
 
 
 def compare_page(mark: str, names: list[str], sections: Sections, titles: Mapping[str, str]) -> str:
@@ -110,7 +159,7 @@ def _cell(knob: str, name: str, value: Any, rules: Any, entry: Mapping[str, Any]
     code = f"<code>{html.escape(format_value(value))}</code>"
     value_html = f"<strong>{words}</strong>" if differs else words
     if inert:
-        body = (f'<details class="inert"><summary>not in play here ({code})</summary>{html.escape(inert)}. '
+        body = (f'<details class="inert"><summary>not in play here ({code})</summary>{_code_ids(html.escape(inert))}. '
                 f"{_provenance(entry)}</details>")
     else:
         body = f"{value_html} {code}<br>{_provenance(entry)}"
@@ -122,9 +171,13 @@ def _provenance(entry: Mapping[str, Any]) -> str:
     if "source" in entry:
         return f'<small>Source: {_linked(entry["source"])}{unverified}</small>'
     if "ruling" in entry:
-        ruling = _linked(str(entry["ruling"]))
+        ruling = _code_ids(_linked(str(entry["ruling"])))
         return f'<details class="ruling"><summary>ruling{unverified}</summary>{ruling}</details>'
     return "<small>no provenance</small>"
+
+
+def _code_ids(escaped: str) -> str:
+    return mark_ids(escaped, "<code>", "</code>")
 
 
 def _linked(text: str) -> str:

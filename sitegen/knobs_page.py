@@ -11,7 +11,7 @@ import re
 from typing import Any, Sequence
 
 import variants
-from sitegen.prose import SENTENCES, anchor, format_value, sentence
+from variants.prose import SENTENCES, anchor, format_value, sentence
 from variants.schema import knob_entry, rule_sections
 
 NULL_WORDS = re.compile(r"null: ([^.;)]+)")

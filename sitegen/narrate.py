@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from sitegen.prose import SUIT_SYMBOLS
+from variants.prose import SUIT_SYMBOLS
 from spec.vocabulary import CARD_POINTS, RANKS, SUITS
 
 

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from conformance.rulesets import compare, replay
 from conformance.rulesets.replay import DealRecord, Replay
 from sitegen.narrate import prose_paragraphs, symbolize
-from sitegen.prose import SUIT_SYMBOLS
+from variants.prose import SUIT_SYMBOLS
 from sitegen.sources import link_citations
 
 ROWS = (

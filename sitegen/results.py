@@ -62,11 +62,12 @@ class Run:
         """(profiles, include globs) as `thousand verify` would select them."""
         return ([self.profile] if self.profile else [], read_case_list(STARTER) if self.starter else [])
 
-    def arguments(self) -> list[str]:
+    def arguments(self, reports: Path | None = None) -> list[str]:
+        """verify's arguments, the report written to docs/results/ (or to ``reports``)."""
         chosen = ["--case-list", str(STARTER.relative_to(ROOT))] if self.starter else (
             ["--profile", self.profile] if self.profile else [])
-        return [*chosen, "--report", str((RESULTS_DIR / f"{self.name}.json").relative_to(ROOT)),
-                *(["--", *self.command] if self.command else [])]
+        report = str(reports / f"{self.name}.json") if reports else str((RESULTS_DIR / f"{self.name}.json").relative_to(ROOT))
+        return [*chosen, "--report", report, *(["--", *self.command] if self.command else [])]
 
 
 def _mutant(name: str) -> Run:
@@ -87,6 +88,7 @@ RUNS = (
         snippet="verify-polish", shown="thousand verify --profile polish -- python examples/adapters/python/adapter.py"),
     Run("python-toy-all", "Python toy adapter, every case", PYTHON_TOY, starter=False, matrix=False, slim=True,
         snippet="verify-everything", shown="thousand verify --jobs 2 -- python examples/adapters/python/adapter.py"),
+    Run("node-toy-all", "Node toy adapter, every case", NODE_TOY, starter=False, matrix=False, slim=True),
     # an engine with two known mistakes, for the root causes shown on docs/verify.md
     Run("two-mistakes-polish", "two mutants at once, polish", ("python", "-m", "mutants.serve", *TWO_MISTAKES),
         starter=False, profile="polish", matrix=False, slim=True, snippet="verify-root-causes",
@@ -188,7 +190,26 @@ def _blocks(lines: Sequence[str], count: int) -> list[str]:
     return kept
 
 
+def fresh_snippets() -> dict[str, str]:
+    """Every terminal output this module writes, from runs made now, written nowhere (the
+    reports go to a temporary folder): what `python -m sitegen.outputs --check --with-verify`
+    compares with docs/snippets/."""
+    texts: dict[str, list[str]] = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for run in RUNS:
+            if run.snippet:
+                done = verify(["--jobs", "2", *run.arguments(Path(folder))])
+                texts.setdefault(run.snippet, []).append(
+                    terminal_text(run.shown, done, tail_only=run.name not in ("python-toy", "node-toy")))
+    return {**{name: "".join(parts) for name, parts in texts.items()}, **broken_adapter_texts()}
+
+
 def write_broken_adapter_snippets() -> None:
+    for name, text in broken_adapter_texts().items():
+        (SNIPPETS_DIR / f"{name}.txt").write_text(text, encoding="utf-8")
+
+
+def broken_adapter_texts() -> dict[str, str]:
     """docs/verify.md's walk through a failure and the expected-failures list, from real runs
     of the broken copy of the Python toy adapter (made in a temporary folder)."""
     source = (ROOT / "examples" / "adapters" / "python" / "adapter.py").read_text(encoding="utf-8")
@@ -217,10 +238,11 @@ def write_broken_adapter_snippets() -> None:
                                                  f"{' '.join(listed)} -- python adapter.py", passing, tail_only=False,
                                                  full_blocks=len(passing.stdout.splitlines())),
         }
+    cleaned = {}
     for name, text in texts.items():
         clean = text.replace(str(broken), "adapter.py").replace(str(fixed), "adapter.py").replace(str(work) + "/", "")
-        clean = clean.replace(sys.executable, "python")
-        (SNIPPETS_DIR / f"{name}.txt").write_text(clean, encoding="utf-8")
+        cleaned[name] = clean.replace(sys.executable, "python")
+    return cleaned
 
 
 def report_excerpt(report: dict[str, Any]) -> str:
@@ -295,7 +317,8 @@ def results_page(mark: str) -> str:
     shown = [(run, report) for run, report in runs if report is not None]
     tables = {run.name: by_section(results_of(report)) for run, report in shown}
     sections = sorted({section for table in tables.values() for section in table})
-    lines = [mark, "", "# Results", "",
+    lines = [mark, "", "# Results", "", *whole_corpus_section(),
+             "## The starter subset, by rule section", "",
              "How the bundled implementations fare on the [starter subset](verify.md#first-the-starter-subset) "
              "(the hand-written auction cases of `conformance/starter.txt`, under every profile they apply to): "
              "the reference, the two toy adapters in `examples/adapters/`, and four mutants, copies of the "
@@ -327,6 +350,53 @@ def results_page(mark: str) -> str:
               "so a reader can open the [transcript page](cases.md) and see what was expected. Publish the JSON "
               "beside it: it is the evidence.", ""]
     return "\n".join(lines) + "\n"
+
+
+def whole_corpus_section() -> list[str]:
+    """Every run over the whole corpus (a Run with neither starter nor profile: add one to RUNS
+    and it gets a column), by profile, its options counted with it: passes, failures, skips."""
+    from conformance.cli.report import implementation_name, markdown_text
+
+    shown = [(run, report) for run in RUNS if run.everything and (report := load_report(run)) is not None]
+    shown.sort(key=lambda pair: bool(pair[0].command))  # the reference first, the yardstick
+    if not shown:
+        return []
+    counts = {run.name: _by_profile(results_of(report)) for run, report in shown}
+    profiles = sorted({profile for table in counts.values() for profile in table})
+    lines = ["## The whole corpus, by profile", "",
+             "Every transcript under every profile and option it applies to. A *skip* is a case the implementation "
+             "declined at `start` (the toy adapters play only the auction, so they skip every case that goes "
+             "further): a column with many skips says little about the rules it skipped. *Failed* counts every "
+             "outcome that is neither a pass nor a skip (a wrong reply, an error, a timeout).", "",
+             '<div class="replay-scroll"><table class="results-matrix">',
+             "<thead><tr><th>profile</th>" + "".join(f"<th>{html.escape(run.label)}</th>" for run, _ in shown)
+             + "</tr></thead><tbody>"]
+    for profile in [*profiles, ""]:
+        cells = "".join(_whole_cell(counts[run.name].get(profile) if profile else
+                                    sum(counts[run.name].values(), Counter())) for run, _ in shown)
+        head = f'<a href="../rulebook/{html.escape(profile)}/">{html.escape(profile)}</a>' if profile else "all"
+        row = '<tr class="total">' if not profile else "<tr>"
+        lines.append(f'{row}<th scope="row">{head}</th>{cells}</tr>')
+    lines += ["</tbody></table></div>", ""]
+    lines += [f"- **{html.escape(run.label)}** ({markdown_text(implementation_name(report))}): "
+              f"[{run.name}.json](results/{run.name}.json), `thousand verify"
+              + (f" -- {' '.join(run.command)}`" if run.command else "`") for run, report in shown]
+    return lines + [""]
+
+
+def _by_profile(results: Sequence[Any]) -> dict[str, Counter[str]]:
+    table: dict[str, Counter[str]] = {}
+    for result in results:
+        table.setdefault(str(result["profile"]).split("+")[0], Counter())[str(result["outcome"])] += 1
+    return table
+
+
+def _whole_cell(counts: Counter[str] | None) -> str:
+    if not counts:
+        return '<td class="none">–</td>'
+    failed = sum(counts.values()) - counts["pass"] - counts["skipped"]
+    kind = "bad" if failed else ("skip" if counts["skipped"] else "ok")
+    return f'<td class="{kind}">{counts["pass"]:,} pass, {failed:,} failed, {counts["skipped"]:,} skipped</td>'
 
 
 def _empty() -> Counter[str]:

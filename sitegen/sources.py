@@ -27,6 +27,7 @@ class Source:
 
     key: str
     title: str
+    where: str
     kind: str
     summary: str
     reliability: str
@@ -39,7 +40,7 @@ def load_sources() -> dict[str, Source]:
         return {}
     data = yaml.safe_load(SOURCES_FILE.read_text(encoding="utf-8")) or {}
     return {
-        key: Source(key, str(entry["title"]), str(entry["kind"]), str(entry["summary"]).strip(),
+        key: Source(key, str(entry["title"]), str(entry.get("where", "")).strip(), str(entry["kind"]), str(entry["summary"]).strip(),
                     str(entry["reliability"]).strip(), tuple(str(s) for s in entry.get("sections", [])))
         for key, entry in (data.get("sources") or {}).items()
     }
@@ -85,7 +86,9 @@ def sources_page(mark: str, names: list[str], case_sources: Mapping[str, str | N
              "The rule documents the profiles rest on. Every value on a profile page names its source "
              "as *key section* (for example *seed-004 The deal*) or carries a ruling, the project's "
              "decision where the sources are silent. The documents themselves are not published here; "
-             "these entries say, in the project's words, what each one is and how far to trust it.", "",
+             "these entries say, in the project's words, what each one is, where to find it and how far "
+             "to trust it. A ruling is never shown as a source: where a source is silent or vague, the "
+             "profile page says *Ruling* and gives the project's reason.", "",
              "| key | document | kind | profiles resting on it |", "|---|---|---|---|"]
     for key, source in sources.items():
         lines.append(f"| [{key}](#{key}) | {source.title} | {source.kind} | {_profile_list(used.get(key, {}))} |")
@@ -100,7 +103,7 @@ def _profile_list(counts: Mapping[str, int]) -> str:
 
 def _source_entry(source: Source, counts: Mapping[str, int], cases: list[str]) -> list[str]:
     lines = ["", f"## {source.key}: {source.title} {{#{source.key}}}", "",
-             f"**Kind:** {source.kind}  ", f"**Cited by:** " + (", ".join(
+             f"**Kind:** {source.kind}  ", f"**Where to find it:** {source.where}  ", f"**Cited by:** " + (", ".join(
                  f"[{name}](profiles/{name}.md) ({n} value{'s' if n != 1 else ''})" for name, n in sorted(counts.items()))
                  or "no profile") + f"; {len(cases)} hand-written transcript{'s' if len(cases) != 1 else ''}",
              "", source.summary, "", f"**How reliable:** {source.reliability}", "",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spec.vocabulary import RuleValues
-from variants.errors import ProfileError
+from variants.errors import ProfileError, raise_all
 from variants.loader import DocPath, Marks
 from variants.schema import display_path, rule_sections
 
@@ -31,18 +31,20 @@ def rule_entries(rules: Mapping[str, Any], prefix: DocPath) -> Iterator[tuple[st
 
 
 def check_document(data: Mapping[str, Any], marks: Marks, file: str, stem: str) -> None:
-    """File-level checks after the schema passed."""
+    """File-level checks after the schema passed: every problem found is reported at once."""
+    problems: list[ProfileError] = []
     if data["profile"] != stem:
         pos = marks.of_value(("profile",))
-        raise ProfileError(
+        problems.append(ProfileError(
             file,
             f"the profile is named {data['profile']!r} but the file is {stem}.yaml: they must match",
             line=pos.line, column=pos.column, path="profile",
-        )
-    _check_citations(data, marks, file)
+        ))
+    problems += _check_citations(data, marks, file)
     if data["extends"] is None:
-        _check_complete(data["rules"], marks, file)
-    _check_ruling_knobs(data, marks, file)
+        problems += _check_complete(data["rules"], marks, file)
+    problems += _check_ruling_knobs(data, marks, file)
+    raise_all(problems)
 
 
 def _all_rule_blocks(data: Mapping[str, Any]) -> Iterator[tuple[DocPath, Mapping[str, Any]]]:
@@ -51,8 +53,9 @@ def _all_rule_blocks(data: Mapping[str, Any]) -> Iterator[tuple[DocPath, Mapping
         yield ("options", name, "rules"), option["rules"]
 
 
-def _check_citations(data: Mapping[str, Any], marks: Marks, file: str) -> None:
+def _check_citations(data: Mapping[str, Any], marks: Marks, file: str) -> list[ProfileError]:
     known = sorted(data["sources"])
+    problems = []
     for prefix, rules in _all_rule_blocks(data):
         for _section, _knob, path, entry in rule_entries(rules, prefix):
             if "source" not in entry:
@@ -61,41 +64,48 @@ def _check_citations(data: Mapping[str, Any], marks: Marks, file: str) -> None:
             if key not in data["sources"]:
                 pos = marks.of_value(path + ("source",))
                 listed = ", ".join(known) if known else "none"
-                raise ProfileError(
+                problems.append(ProfileError(
                     file,
                     f"cites {key!r}, which is not a key of 'sources' (sources: {listed})",
                     line=pos.line, column=pos.column, path=display_path(path + ("source",)),
-                )
+                ))
+    return problems
 
 
-def _check_complete(rules: Mapping[str, Any], marks: Marks, file: str) -> None:
+def _check_complete(rules: Mapping[str, Any], marks: Marks, file: str) -> list[ProfileError]:
+    problems = []
     for section, knobs in rule_sections().items():
         if section not in rules:
             pos = marks.of_key(("rules",))
-            raise ProfileError(
+            problems.append(ProfileError(
                 file,
                 f"missing section {section!r}: a root profile (extends: null) states every knob",
                 line=pos.line, column=pos.column, path="rules",
-            )
+            ))
+            continue
         for knob in knobs:
             if knob not in rules[section]:
                 pos = marks.of_key(("rules", section))
-                raise ProfileError(
+                problems.append(ProfileError(
                     file,
                     f"missing knob {knob!r}: a root profile (extends: null) states every knob",
                     line=pos.line, column=pos.column, path=f"rules.{section}",
-                )
+                ))
+    return problems
 
 
-def _check_ruling_knobs(data: Mapping[str, Any], marks: Marks, file: str) -> None:
+def _check_ruling_knobs(data: Mapping[str, Any], marks: Marks, file: str) -> list[ProfileError]:
     sections = rule_sections()
+    problems = []
     for index, ruling in enumerate(data.get("rulings", [])):
         for k, name in enumerate(ruling.get("knobs", [])):
             section, _, knob = name.partition(".")
             if knob not in sections.get(section, []):
                 path: DocPath = ("rulings", index, "knobs", k)
                 pos = marks.of_value(path)
-                raise ProfileError(file, f"no such knob {name!r}", line=pos.line, column=pos.column, path=display_path(path))
+                problems.append(ProfileError(file, f"no such knob {name!r}", line=pos.line, column=pos.column,
+                                             path=display_path(path)))
+    return problems
 
 
 # Consistency across knobs of a resolved profile ---------------------------------------
@@ -264,7 +274,8 @@ CONSISTENCY_CHECKS: tuple[Check, ...] = (
 
 
 def check_consistency(rules: RuleValues, origins: Mapping[str, Origin], context: str) -> None:
-    """Raise a ProfileError at the offending knob for the first inconsistency."""
+    """Raise a ProfileError at the offending knob for each inconsistency (the first carries the others)."""
+    problems = []
     for check in CONSISTENCY_CHECKS:
         found = check(rules)
         if found is None:
@@ -272,4 +283,5 @@ def check_consistency(rules: RuleValues, origins: Mapping[str, Origin], context:
         knobs, message = found
         origin = max((origins[knob] for knob in knobs), key=lambda o: o.order)
         suffix = f" (in {context})" if context else ""
-        raise ProfileError(origin.file, message + suffix, line=origin.line, column=origin.column, path=origin.path)
+        problems.append(ProfileError(origin.file, message + suffix, line=origin.line, column=origin.column, path=origin.path))
+    raise_all(problems)

@@ -21,8 +21,8 @@ def register(subparsers: Any) -> None:
         description="Check profile files (bundled or your house rules) against the schema and the rules the "
                     "schema cannot express: the name matches the file, every citation is 'SOURCE-KEY section' "
                     "with a listed key, a root profile states every knob, and the knobs agree with each other. "
-                    "Prints 'ok PATH' or the first error with file, line, column and field; exits 1 if any "
-                    "file is invalid.")
+                    "Prints 'ok PATH' or every error of the file (each with file, line, column and field; the "
+                    "schema first, then the file's own rules, then the knobs' agreement); exits 1 if any file is invalid.")
     validate.add_argument("paths", nargs="+", metavar="PATH", help="profile YAML files")
     validate.set_defaults(func=run_validate)
 
@@ -50,7 +50,11 @@ def run_validate(args: argparse.Namespace) -> int:
             load_profile_file(path)
         except ProfileError as error:
             failed = True
-            print(str(error))
+            problems = error.all()
+            for problem in problems:
+                print(str(problem))
+            if len(problems) > 1:
+                print(f"{path}: {len(problems)} errors")
         else:
             print(f"ok {path}")
     return ExitCode.FAILED if failed else ExitCode.PASSED

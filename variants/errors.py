@@ -39,4 +39,23 @@ class FileProblem(Exception):
 
 
 class ProfileError(FileProblem):
-    """A profile (or a profile name) is invalid; the attributes are those of FileProblem."""
+    """A profile (or a profile name) is invalid; the attributes are those of FileProblem.
+
+    ``more`` holds the other errors found in the same check of the same file (a file with
+    three mistakes reports three, so one run is enough to fix them); ``all()`` is this error
+    and those, in file order."""
+
+    more: tuple["ProfileError", ...] = ()
+
+    def all(self) -> tuple["ProfileError", ...]:
+        return (self, *self.more)
+
+
+def raise_all(problems: "list[ProfileError]") -> None:
+    """Raise the first problem (by position in the file) carrying the others; nothing when none."""
+    if not problems:
+        return
+    ordered = sorted(problems, key=lambda p: (p.file, p.line or 0, p.column or 0))
+    first = ordered[0]
+    first.more = tuple(ordered[1:])
+    raise first

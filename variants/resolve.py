@@ -11,7 +11,7 @@ from typing import Any
 
 from spec import PROFILES_DIR
 from variants.checks import Origin, check_consistency, check_document, rule_entries
-from variants.errors import ProfileError
+from variants.errors import ProfileError, raise_all
 from variants.loader import DocPath, Marks, load_yaml_file
 from variants.model import OptionInfo, ProfileInfo, ResolvedProfile, freeze
 from variants.schema import display_path, rule_sections, validate_document
@@ -45,12 +45,27 @@ def _load_document(path: Path) -> _Document:
     if key is not None and key in _cache:
         return _cache[key]
     data, marks = load_yaml_file(path)
-    validate_document(data, marks, str(path))
+    try:
+        validate_document(data, marks, str(path))
+    except ProfileError as schema_error:
+        raise_all([*schema_error.all(), *_file_problems_despite_schema(data, marks, path)])
     check_document(data, marks, str(path), path.stem)
     document = _Document(path, data, marks)
     if key is not None:
         _cache[key] = document
     return document
+
+
+def _file_problems_despite_schema(data: Any, marks: Any, path: Path) -> list[ProfileError]:
+    """The file's own problems (a citation of no listed source, ...) on a file that also breaks
+    the schema, so one run reports both kinds; none when the file is too broken to look at."""
+    try:
+        check_document(data, marks, str(path), path.stem)
+    except ProfileError as error:
+        return list(error.all())
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return []  # the schema errors say why: the shape these checks read is not there
+    return []
 
 
 def _find_parent(name: str, search: tuple[Path, ...]) -> Path | None:
@@ -225,8 +240,13 @@ def load_profile_file(path: str | Path) -> ResolvedProfile:
     """
     document = _load_document(Path(path))
     base = _build(document, [])
-    for option in document.data.get("options", {}):
-        _build(document, [option])
+    problems: dict[str, ProfileError] = {}
+    for option in document.data.get("options", {}):  # each option's problems, all in one report
+        try:
+            _build(document, [option])
+        except ProfileError as error:
+            problems.update((str(problem), problem) for problem in error.all())
+    raise_all(list(problems.values()))
     return base
 
 

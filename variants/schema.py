@@ -12,7 +12,7 @@ import jsonschema  # type: ignore[import-untyped,unused-ignore]
 from jsonschema.exceptions import ValidationError  # type: ignore[import-untyped,unused-ignore]
 
 from spec import SCHEMA_DIR
-from variants.errors import ProfileError
+from variants.errors import ProfileError, raise_all
 from variants.loader import DocPath, Marks, dotted
 
 SCHEMA_FILE = SCHEMA_DIR / "profile.schema.json"
@@ -58,12 +58,11 @@ def knob_entry(section: str, knob: str) -> dict[str, Any]:
 
 
 def validate_document(data: Any, marks: Marks, file: str) -> None:
-    """Raise a ProfileError for the first schema violation (by position in the file)."""
+    """Raise a ProfileError for the first schema violation (by position in the file), carrying
+    every other one (``more``)."""
     found = [_describe(error, marks, file) for error in _validator().iter_errors(data)]
-    problems = [problem for problem in found if problem is not None]
-    if problems:
-        problems.sort(key=lambda p: (p.line or 0, p.column or 0))
-        raise problems[0]
+    unique = {(p.line, p.column, p.path, p.message): p for p in found if p is not None}
+    raise_all(list(unique.values()))
 
 
 def display_path(path: DocPath) -> str:

@@ -25,6 +25,7 @@ ESCAPED_COMMANDS = ("validate", "show", "profiles", "report", "new", "coverage",
 SUBCOMMAND_MODULES = (
     "variants.cli",  # profiles, show, validate
     "variants.new",  # new
+    "variants.rulebook",  # rulebook
     "conformance.cli.verify",  # verify
     "conformance.rulesets.coverage",  # coverage
     "conformance.rulesets.compare",  # compare

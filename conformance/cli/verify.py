@@ -422,11 +422,14 @@ def next_step(verdict: reports.Verdict, command: Sequence[str], rules: str | Non
     """After unexpected failures under bundled rules: the fit run that says which knob values
     the implementation plays (many failures are often a few knobs), for the base profile that
     failed most. Under house rules: the fuzz run that hunts the bugs behind those failures."""
-    if not command or not verdict.unexpected:
+    # A transcript that is itself wrong (its profile unknown, say) is no failure of the engine:
+    # fit or fuzz could not explain it, so it leads to no next run.
+    engine_failures = [r for r in verdict.unexpected if r.outcome != "case_bug"]
+    if not command or not engine_failures:
         return None
     if rules:
         return steps.hunt_step(rules, report, command)
-    return next_step_line(Counter(steps.base_name(r.profile) for r in verdict.unexpected).most_common(1)[0][0], command)
+    return next_step_line(Counter(steps.base_name(r.profile) for r in engine_failures).most_common(1)[0][0], command)
 
 
 def next_step_line(profile: str, command: Sequence[str]) -> str:

@@ -27,6 +27,7 @@ import difflib
 import itertools
 import json
 import os
+import shlex
 import sys
 import textwrap
 from dataclasses import asdict, dataclass, field
@@ -807,6 +808,16 @@ def save_case(case: Transcript, result: Replay, folder: Path) -> Path:
     return path
 
 
+def verify_saved_command(folder: Path, profile: str) -> str:
+    """The command that checks a saved house transcript: a house file is given by --rules (a
+    transcript names its profile, which only --rules can supply for a file), a bundled profile
+    by --profile."""
+    where = shlex.quote(str(folder))
+    if profile.endswith((".yaml", ".yml")):
+        return f"thousand verify --cases {where} --rules {shlex.quote(profile)}"
+    return f"thousand verify --cases {where} --profile {shlex.quote(profile)}"
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "replay", help="replay one transcript under several profiles, side by side",
@@ -819,7 +830,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--save-case", type=Path, metavar="DIR",
                         help="with one profile (a house file): write the replay as a transcript of that profile "
                              "under DIR/PROFILE/ (the outcomes recorded from the reference, to be checked), for "
-                             "thousand coverage --cases DIR --profile FILE")
+                             "thousand verify --cases DIR --rules FILE")
     form = parser.add_mutually_exclusive_group()
     form.add_argument("--json", action="store_true", help="print JSON")
     form.add_argument("--markdown", action="store_true", help="print Markdown")
@@ -844,7 +855,7 @@ def main(args: argparse.Namespace) -> int:
             print(f"thousand replay: {exc}", file=sys.stderr)
             return ExitCode.FAILED
         print(f"wrote {path}: check its expected values against your rules; then "
-              f"thousand coverage --cases {args.save_case} --profile {names[0]}", file=sys.stderr)
+              f"{verify_saved_command(args.save_case, names[0])}", file=sys.stderr)
     if args.json:
         print(json.dumps({"case": case.id, "title": case.title, "replays": [r.to_json() for r in replays]}, indent=2))
     else:

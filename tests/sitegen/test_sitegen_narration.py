@@ -40,7 +40,7 @@ def test_the_narrated_trick_winners_match_every_expected_trick_won_event() -> No
 def test_values_are_written_as_a_profile_writes_them() -> None:
     """No Python repr: null, true, JSON for mappings and lists, even for frozen values."""
     import variants
-    from sitegen.prose import format_value, ordinal, sentence
+    from variants.prose import format_value, ordinal, sentence
 
     rules = variants.resolve("gambler-club")
     assert format_value(rules.value("marriages.values")) == '{"S": 40, "C": 60, "D": 80, "H": 100}'

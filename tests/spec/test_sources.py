@@ -78,9 +78,9 @@ def test_sources_file_has_the_shared_format() -> None:
     assert sources
     for key, entry in sources.items():
         assert re.fullmatch(r"[a-z0-9][a-z0-9-]*", key), key
-        assert set(entry) == {"title", "kind", "summary", "reliability", "sections"}, key
+        assert set(entry) == {"title", "where", "kind", "summary", "reliability", "sections"}, key
         assert entry["kind"] in KINDS, key
-        assert all(isinstance(entry[field], str) and len(entry[field]) >= 20 for field in ("summary", "reliability")), key
+        assert all(isinstance(entry[field], str) and len(entry[field]) >= 20 for field in ("summary", "reliability", "where")), key
         sections = entry["sections"]
         assert sections and all(isinstance(s, str) and s for s in sections) and len(set(sections)) == len(sections), key
 

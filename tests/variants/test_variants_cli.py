@@ -50,8 +50,9 @@ def test_validate_every_invalid_fixture_fails_without_a_traceback(capsys: pytest
     paths = [str(path) for path in sorted(INVALID.glob("*.yaml"))]
     code, out, err = run(capsys, "validate", *paths)
     assert code == 1
-    assert len(out.splitlines()) == len(paths)
-    assert not any(line.startswith("ok ") for line in out.splitlines())
+    lines = out.splitlines()
+    assert {line.split(":", 1)[0] for line in lines} == set(paths)  # every file has its errors, one or more
+    assert not any(line.startswith("ok ") for line in lines)
     assert "Traceback" not in out + err
 
 
@@ -133,3 +134,35 @@ def test_an_int_or_null_knob_written_off_is_told_to_write_null(capsys: pytest.Ca
                                                          'ruling: "We never stop the auction at any amount."}\n', 1))
     code, out, _ = run(capsys, "validate", "oak-club.yaml")
     assert code == 1 and "expected an integer >= 50 and <= 1000 or null (write null for no limit), got 'off'" in out
+
+
+THREE_MISTAKES = """\
+profile: three
+title: Three mistakes
+status: draft
+summary: A file with three mistakes in it, to see them all at once.
+extends: classic
+sources:
+  table: {title: "What our table agreed"}
+rules:
+  auction:
+    bid_step: {value: "five", source: "table auction"}
+    max_bid: {value: 300, source: "nowhere auction"}
+  barrel:
+    threshold: {value: 880}
+"""
+
+
+def test_validate_reports_every_error_of_a_file_in_one_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two schema errors (a word for a number, a value with neither source nor ruling) and a
+    citation of no listed source: one run names all three, in file order."""
+    path = tmp_path / "three.yaml"
+    path.write_text(THREE_MISTAKES, encoding="utf-8")
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 1
+    assert out.splitlines() == [
+        f"{path}:10:23: rules.auction.bid_step: expected an integer >= 1 and <= 100, got 'five'",
+        f"{path}:11:35: rules.auction.max_bid.source: cites 'nowhere', which is not a key of 'sources' (sources: table)",
+        f"{path}:13:5: rules.barrel.threshold: a value needs a 'source' (a cited section) or a 'ruling' (the reason)",
+        f"{path}: 3 errors",
+    ]

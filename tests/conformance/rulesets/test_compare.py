@@ -300,6 +300,21 @@ def test_save_case_writes_a_house_transcript_that_coverage_counts(tmp_path: Path
     assert run("replay", WORKED_EXAMPLE, "--profiles", "classic,polish", "--save-case", "x")[0] == 2
 
 
+def test_the_command_save_case_prints_next_verifies_the_saved_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The printed next step is run as printed and passes: a house file is given by --rules (a
+    saved case names the house profile, which --profile cannot resolve)."""
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    assert run("new", "kitchen", "--extends", "classic")[0] == 0
+    code, _, err = run("replay", WORKED_EXAMPLE, "--profile", "kitchen.yaml", "--save-case", "house-cases")
+    assert code == 0, err
+    printed = err.split("; then ", 1)[1].strip()
+    assert printed == "thousand verify --cases house-cases --rules kitchen.yaml"
+    code, out, _ = run(*shlex.split(printed)[1:])
+    assert code == 0 and out.startswith("1 pass"), out
+
+
 def test_save_case_writes_nothing_when_the_house_rules_refuse_a_step(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     run("new", "cap-club", "--extends", "gambler-club")

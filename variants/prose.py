@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Callable, Mapping
 
-import variants
 from spec.vocabulary import RuleValues
+from variants.model import thaw
 
 SUIT_NAMES = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}
 SUIT_SYMBOLS = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
@@ -64,8 +64,8 @@ SENTENCES: dict[str, Sentence] = {
     ),
     "auction.opening_bid": lambda v, r: f"The player left of the dealer opens the auction at {v}.",
     "auction.opening": _choice(
-        forced="The opening bid is forced: the first bid is exactly the opening amount.",
-        at_least="The first bid is at least the opening amount.",
+        forced="The first bid of the auction is exactly the opening amount.",
+        at_least="The first bid of the auction is the opening amount or more.",
     ),
     "auction.bid_step": lambda v, r: f"Bids go in multiples of {v}.",
     "auction.high_bid_step": _off_or("Above the high-bid threshold, bids go in multiples of {value}.", "The bid step is the same at every level."),
@@ -104,7 +104,7 @@ SENTENCES: dict[str, Sentence] = {
         auction_hand="A raise is limited by the marriages of the original 7-card hand.",
     ),
     "giving_up.allowed": _yes_no("The declarer may give up the deal without playing.", "The declarer may not give up."),
-    "giving_up.local_name": lambda v, r: f"Giving up is called *{v}* here.",
+    "giving_up.local_name": lambda v, r: f"Giving up is called *{str(v).replace('_', ' ')}* here.",
     "giving_up.moment": _choice(
         before_exchange="Giving up happens after taking the talon, instead of giving cards.",
         with_contract="Giving up happens after giving cards, instead of fixing the contract.",
@@ -153,8 +153,8 @@ SENTENCES: dict[str, Sentence] = {
     ),
     "scoring.defender_rounding": _choice(
         exact="Defenders score their exact totals.",
-        nearest_5="Defenders round their totals to the nearest 5 (remainder 1–2 down, 3–4 up).",
-        nearest_10="Defenders round their totals to 10 (5 and above rounds up).",
+        nearest_5="Defenders' totals are rounded to the nearest 5.",
+        nearest_10="Defenders' totals are rounded to the nearest 10.",
     ),
     "scoring.declarer_scores": _choice(
         contract="A made contract scores the contract, whatever the total.", total="A made contract scores the declarer's whole total."
@@ -247,7 +247,7 @@ def ordinal(number: int) -> str:
 def format_value(value: Any) -> str:
     """A knob value as a profile writes it: YAML scalars (null, true, false), JSON for
     lists and mappings (JSON is YAML too, so the text can be copied into a profile)."""
-    plain = variants.thaw(value)
+    plain = thaw(value)
     if isinstance(plain, (dict, list, bool)) or plain is None:
         return json.dumps(plain, ensure_ascii=False)
     return str(plain)
