@@ -14,7 +14,7 @@ const { game: reduce } = require("1k/dist/src/game.reducer");
 const { can } = require("1k/dist/src/validators/game.validators");
 const { getNextTrickTurn } = require("1k/dist/src/helpers/battle.helpers");
 const { getNextTurn, getWinner, getPlayerTotalPoints } = require("1k/dist/src/helpers/players.helpers");
-const { getBidWinner } = require("1k/dist/src/helpers/bid.helpers");
+const { getBidWinner, getHighestBid } = require("1k/dist/src/helpers/bid.helpers");
 const { getPointsByCardPatterns, getTrumpPointsBySuit } = require("1k/dist/src/helpers/cards.helpers");
 
 console.log = () => {}; // the engine prints debug lines on standard output at every trick
@@ -79,7 +79,7 @@ function legal(game) {
     for (const first of s.cards[id]) for (const second of s.cards[id]) if (first !== second) actions.push(...giveMoves(s, id, [first, second]).ok);
   }
   if (phase === "contract") {
-    actions.push({ word: "contract", amount: s.bid[0].bid });
+    actions.push({ word: "contract", amount: getHighestBid(s.bid).bid });
     for (const amount of AMOUNTS) add({ word: "contract", amount }, { state: s, action: A.increaseBid(id, amount) });
   }
   if (phase === "exchange" || phase === "contract") add({ word: "give_up" }, { state: s, action: A.declareBomb(id) });
@@ -105,8 +105,9 @@ function apply(game, action) {
     return ok.length > 0 && moves.every((move) => t.shareStock(move.player, move.card, move.targetPlayer));
   }
   if (action.word === "contract") {
-    if (action.amount !== s.bid[0].bid && !t.increaseBid(id, action.amount)) return false;
-    game.raises += action.amount !== s.bid[0].bid ? 1 : 0;
+    const high = getHighestBid(s.bid).bid;
+    if (action.amount !== high && !t.increaseBid(id, action.amount)) return false;
+    game.raises += action.amount !== high ? 1 : 0;
     game.contract = action.amount;
     return true;
   }
@@ -133,8 +134,8 @@ function state(game) {
   const battle = shown.battle;
   const won = ID.map((id) => battle?.wonCards[id] ?? []);
   const marriages = ID.map((id) => (battle?.trumpAnnouncements ?? []).filter((a) => a.player === id).map((a) => LETTER[a.suit]).reverse());
-  const last = s.players.map((p) => (over ? p.battlePoints[p.battlePoints.length - 1] ?? 0 : 0));
   const kind = s.phase === P.BOMB_DECLARED ? "given_up" : s.phase === P.NOT_ENOUGHT_CARD_POINTS ? "redeal" : "played";
+  const last = s.players.map((p) => (over && kind !== "redeal" ? p.battlePoints[p.battlePoints.length - 1] ?? 0 : 0));
   const points = ID.map((id, i) => (kind === "played" ? handPoints(won[i]) + marriages[i].reduce((a, m) => a + getTrumpPointsBySuit(SUIT[m]), 0) : 0));
   const lead = battle ? Number(battle.leadPlayer) : 0;
   return {
