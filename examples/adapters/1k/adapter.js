@@ -1,10 +1,8 @@
 #!/usr/bin/env node
-// A protocol v1 adapter for the npm package `1k` (0.0.11, MIT, "Thousand Card Game Logic"),
-// written on the JavaScript adapter kit. Install with `npm ci` in this folder, then
-//   thousand verify --profile polish -- node examples/adapters/1k/adapter.js
-// The engine plays its own fixed rules ("own"); it keeps no bolts and no barrel of the
-// project's kind, has no redeal claims and cannot tell why it refuses an action (declared
-// below). Its seat 0 always opens (no dealer) and it places the opener's 100 itself.
+// A protocol v1 adapter for the npm engine `1k` (0.0.11, MIT) on the JavaScript adapter kit.
+// `npm ci` in this folder, then: thousand verify --profile polish -- node examples/adapters/1k/adapter.js
+// The engine plays fixed rules ("own"), has no bolts, barrel counters or redeal claims (declared
+// unsupported), never says why it refuses, has no dealer (its seat 0 opens) and bids the opener's 100.
 "use strict";
 
 const kit = require("../js/kit.js");
@@ -25,27 +23,19 @@ const STOPS = new Set([P.BATTLE_RESULTS_ANNOUNCEMENT, P.BOMB_DECLARED, P.NOT_ENO
 const AMOUNTS = Array.from({ length: 20 }, (_, i) => 110 + 10 * i); // the engine's bids: 110 to 300 by 10
 const ID = ["0", "1", "2"];
 
-// A deal: the engine state built from the given hands and match, entered where the engine
-// checks the hands' points (its automatic redeal), then run by a listener that lets it move
+// A deal: the engine state from the given hands and match (a bomb is a null score), entered
+// where the engine checks the hands' points (its automatic redeal); a listener lets it move
 // on by itself until the deal is over.
 function start({ hands, talon, match }) {
   const players = ID.map((id, i) => ({ id, battlePoints: [match.scores[i], ...Array(match.give_ups[i]).fill(null)] }));
   while (players[0].battlePoints.length % 3) players[0].battlePoints.push(0); // the engine's opener is then seat 0
   const game = { talon, seen: new Set(), raises: 0, contract: null, frozen: null };
-  run(game, { settings: { permitBombOnBarrel: true, maxBombs: 2, barrelPointsLimit: 880, shuffleAgainIfPointsCountLessThan: 18 },
-    phase: P.DEALING_CARDS_FINISHED, players, deck: [], stock: [...talon], bid: [],
-    cards: Object.fromEntries(ID.map((id, i) => [id, [...hands[i]]])), battle: null });
+  game.engine = k.initializeGame({ settings: { permitBombOnBarrel: true, maxBombs: 2, barrelPointsLimit: 880,
+    shuffleAgainIfPointsCountLessThan: 18 }, phase: P.DEALING_CARDS_FINISHED, players, deck: [], stock: [...talon], bid: [],
+  cards: Object.fromEntries(ID.map((id, i) => [id, [...hands[i]]])), battle: null });
+  game.engine.events.addListener("phaseUpdated", (next) => game.seen.add(now(game).phase) && !STOPS.has(now(game).phase) && next());
   game.engine.init();
   return game;
-}
-
-function run(game, state) {
-  game.engine = k.initializeGame(state);
-  game.engine.events.addListener("phaseUpdated", (next) => {
-    const phase = game.engine.getState().phase;
-    game.seen.add(phase);
-    if (!STOPS.has(phase)) next();
-  });
 }
 
 const now = (game) => game.engine.getState();
@@ -70,28 +60,25 @@ function legal(game) {
   const phase = phaseOf(game, s);
   const id = toAct(game, s);
   const actions = [];
-  const add = (action, ...moves) => moves.every((move) => can(move.state, move.action)) && actions.push(action);
-  if (phase === "auction") {
-    add({ word: "pass" }, { state: s, action: A.bid(id, 0) });
-    for (const amount of AMOUNTS) add({ word: "bid", amount }, { state: s, action: A.bid(id, amount) });
+  const add = (action, move) => can(s, move) && actions.push(action);
+  if (phase === "auction") add({ word: "pass" }, A.bid(id, 0));
+  for (const amount of AMOUNTS) {
+    if (phase === "auction") add({ word: "bid", amount }, A.bid(id, amount));
+    if (phase === "contract") add({ word: "contract", amount }, A.increaseBid(id, amount));
   }
-  if (phase === "exchange") {
-    for (const first of s.cards[id]) for (const second of s.cards[id]) if (first !== second) actions.push(...giveMoves(s, id, [first, second]).ok);
+  if (phase === "contract") actions.push({ word: "contract", amount: getHighestBid(s.bid).bid });
+  for (const first of phase === "exchange" ? s.cards[id] : []) {
+    for (const second of s.cards[id]) if (first !== second && giveMoves(s, id, [first, second]).ok) actions.push({ word: "give", cards: [first, second] });
   }
-  if (phase === "contract") {
-    actions.push({ word: "contract", amount: getHighestBid(s.bid).bid });
-    for (const amount of AMOUNTS) add({ word: "contract", amount }, { state: s, action: A.increaseBid(id, amount) });
-  }
-  if (phase === "exchange" || phase === "contract") add({ word: "give_up" }, { state: s, action: A.declareBomb(id) });
-  if (phase === "play") for (const card of s.cards[id]) add({ word: "play", card }, { state: s, action: A.throwCard(card, id) });
+  if (phase === "exchange" || phase === "contract") add({ word: "give_up" }, A.declareBomb(id));
+  if (phase === "play") for (const card of s.cards[id]) add({ word: "play", card }, A.throwCard(card, id));
   return actions;
 }
 
 // `give X Y` is two engine moves: X to the left, then Y to the right; both checked first.
 function giveMoves(s, id, cards) {
   const moves = cards.map((card, i) => A.shareStock(id, card, ID[(Number(id) + 1 + i) % 3]));
-  const ok = can(s, moves[0]) && can(reduce(s, moves[0]), moves[1]);
-  return { moves, ok: ok ? [{ word: "give", cards }] : [] };
+  return { moves, ok: can(s, moves[0]) && can(reduce(s, moves[0]), moves[1]) };
 }
 
 function apply(game, action) {
@@ -102,7 +89,7 @@ function apply(game, action) {
   if (action.word === "bid") return t.bid(id, action.amount);
   if (action.word === "give") {
     const { moves, ok } = giveMoves(s, id, action.cards);
-    return ok.length > 0 && moves.every((move) => t.shareStock(move.player, move.card, move.targetPlayer));
+    return ok && moves.every((move) => t.shareStock(move.player, move.card, move.targetPlayer));
   }
   if (action.word === "contract") {
     const high = getHighestBid(s.bid).bid;
@@ -111,14 +98,9 @@ function apply(game, action) {
     game.contract = action.amount;
     return true;
   }
-  if (action.word === "give_up") {
-    const done = t.declareBomb(id);
-    if (done) game.frozen = s; // the engine empties the hands and the auction: report them as they were
-    return done;
-  }
-  if (action.word === "play" && action.declare === "marriage") {
-    const partner = { K: "Q", Q: "K" }[action.card[0]];
-    if (!partner || s.battle.trickCards.length > 0 || !s.cards[id].includes(partner + action.card.slice(1))) return false;
+  if (action.word === "give_up") return t.declareBomb(id) && Boolean(game.frozen = s); // the engine empties hands and auction: shown as they were
+  if (action.declare === "marriage") {
+    throw new kit.Refused("marriage_declaration_automatic", "leading a king or queen with its partner declares the marriage");
   }
   return action.declare !== "aces" && t.throwCard(action.card, id);
 }
@@ -156,8 +138,7 @@ function state(game) {
 // The automatic redeal: the engine stops where a hand is under its 18 points.
 function dealEvents(game) {
   const s = now(game);
-  if (s.phase !== P.NOT_ENOUGHT_CARD_POINTS) return [];
-  return [{ type: "redeal", reason: "hand_under_points", player: ID.findIndex((id) => handPoints(s.cards[id]) < 18) }];
+  return s.phase !== P.NOT_ENOUGHT_CARD_POINTS ? [] : [{ type: "redeal", reason: "hand_under_points", player: ID.findIndex((id) => handPoints(s.cards[id]) < 18) }];
 }
 
 kit.serve({
