@@ -9,7 +9,7 @@
 //     start(deal) { ... },            // a new deal: { dealer, hands, talon, match, document } -> your game object
 //     legal(game) { ... },            // the legal actions of the player to act: strings or action objects
 //     apply(game, action) { ... },    // do it, or return false / throw new kit.Refused(reason, message)
-//     state(game) { ... },            // the fields your engine knows (the kit fills the others)
+//     state(game) { ... },            // phase, hands and the other fields your engine knows (the kit fills the rest)
 //   });
 //
 // Optional settings:
