@@ -15,7 +15,8 @@ fitted house profile (docs/results/1k-fitted.yaml), the transcripts fuzz saved (
 1k-found/) and the expected results: docs/results/1k.json (every case's outcome, the counts,
 the root causes, the fitted knob values, the findings). `--check` runs the same three in a
 temporary folder and exits 1, naming each difference, when any result is not the recorded
-one; `.ci/run` runs it. The three runs take about a minute or two.
+one; `.ci/run` runs it. fit is the long run: about 5.5 minutes of processor time, so about
+three minutes on an idle two-core machine (verify and fuzz take seconds), far longer on a busy one.
 """
 
 from __future__ import annotations
