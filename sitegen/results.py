@@ -29,6 +29,7 @@ from conformance.cli.report import results_of
 from conformance.cli.verify import read_case_list
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, discover
 from conformance.harness import runner
+from sitegen import engine_results
 from spec import SPEC_DIR
 from spec.vocabulary import OUTCOMES, ExitCode
 
@@ -95,6 +96,12 @@ RUNS = (
         shown=f"thousand verify --profile polish -- python -m mutants.serve {' '.join(TWO_MISTAKES)}"),
     Run("reference-all", "reference, every case", (), starter=False, matrix=False, slim=True,
         snippet="verify-reference", shown="thousand verify"),
+    # the whole polish corpus, beside the npm engine 1k (sitegen/engine_results.py)
+    Run("reference-polish", "reference, polish", (), starter=False, profile="polish", matrix=False, slim=True),
+    Run("node-toy-polish", "Node toy adapter, polish", NODE_TOY, starter=False, profile="polish", matrix=False, slim=True),
+    *(Run(f"mutant-{name}-polish", f"mutant {name}, polish", ("python", "-m", "mutants.serve", name), starter=False,
+          profile="polish", matrix=False, slim=True)
+      for name in ("opener-may-pass", "stop-at-ignored", "bid-step-5-everywhere", "no-marriage-needed")),
 )
 SNIPPETS_DIR = ROOT / "docs" / "snippets"
 # docs/verify.md's broken adapter: the Python toy with the stop at 120 also forbidding a bid of 120.
@@ -333,7 +340,7 @@ def results_page(mark: str) -> str:
                      + "".join(_cell(tables[run.name].get(section, {}) or _empty()) for run, _ in shown) + "</tr>")
     lines.append('<tr class="total"><th scope="row">all</th>' + "".join(
         f"<td>{summary_line(results_of(report))}</td>" for _, report in shown) + "</tr>")
-    lines += ["</tbody></table></div>", "", "## The reports", ""]
+    lines += ["</tbody></table></div>", "", *engine_results.page_section(), "## The reports", ""]
     for run, report in shown:
         lines.append(f"- **{run.label}** ({markdown_text(implementation_name(report))}): [{run.name}.json](results/{run.name}.json), "
                      f"`thousand verify {' '.join(run.arguments()[:2])}" + (f" -- {' '.join(run.command)}`" if run.command else "`"))

@@ -1,4 +1,5 @@
-"""The two toy adapters of examples/adapters/ pass every case of the starter subset.
+"""The two toy adapters of examples/adapters/ pass every case of the starter subset; the adapter
+of the npm engine 1k gives its recorded results on the whole polish corpus.
 
 Each adapter is run by ``thousand verify`` as a real subprocess, exactly as the tutorial
 (docs/verify.md) tells an implementer to run their own, and the JSON report is read back.
@@ -77,3 +78,33 @@ def test_the_adapter_passes_every_starter_case(language: str, tmp_path: Path) ->
     assert not not_passed, f"starter cases not passed by the {language} adapter: {not_passed}"
     assert set(outcomes) == starter_pairs(), "every starter case must run under every profile it names"
     assert data["implementation"]["name"] == f"toy-auction-{language}"
+
+
+ONE_K = ROOT / "examples" / "adapters" / "1k"
+ONE_K_RESULTS = ROOT / "docs" / "results" / "1k.json"
+
+
+def test_the_1k_adapter_gives_its_recorded_results_on_the_whole_polish_corpus(tmp_path: Path) -> None:
+    """The adapter of the published npm engine `1k` (examples/adapters/1k, on the JavaScript kit)
+    plays every phase; on every polish case each outcome is the one docs/results/1k.json records
+    (`python -m sitegen.engine_results` records them), and every message is valid."""
+    need("node")
+    if not (ONE_K / "node_modules" / "1k").is_dir():
+        if os.environ.get("CI"):
+            pytest.fail("examples/adapters/1k/node_modules is missing, and CI is set: .ci/run must run `npm ci` there")
+        pytest.skip("the npm package 1k is not installed: run `npm ci` in examples/adapters/1k")
+    report = tmp_path / "report.json"
+    finished = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", "--validate-messages", "--profile", "polish", "--jobs", "2",
+         "--report", str(report), "--", "node", str(ONE_K / "adapter.js")],
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert finished.returncode == 1, f"1k fails some polish cases; thousand verify exited {finished.returncode}:\n{finished.stderr}"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    outcomes = {f"{case['id']}@{case['profile']}": case["outcome"] for case in data["cases"]}
+    recorded = json.loads(ONE_K_RESULTS.read_text(encoding="utf-8"))["verify"]["outcomes"]
+    changed = {pair: (recorded.get(pair), outcome) for pair, outcome in outcomes.items() if recorded.get(pair) != outcome}
+    assert not changed and set(outcomes) == set(recorded), f"(recorded, now) outcomes differ: {changed}"
+    assert {"pass", "fail"} <= set(outcomes.values()), "it passes some cases and fails others"
+    assert data["implementation"]["name"] == "1k"
+    assert data["unsupported"]["state_fields"] == ["bolts", "barrel"], "bolts and barrel are declared absent"
+    assert data["partially_checked"] > 0, "the cases that check bolts or barrel count as partially checked"
