@@ -96,15 +96,38 @@ def _answer_validator(command: str) -> Draft202012Validator:
     return Draft202012Validator(answer, registry=registry())
 
 
-def reply_problem(command: str, reply: Any) -> str | None:
+def reply_problem(command: str, reply: Any, absent: frozenset[str] = frozenset(), events_derived: bool = False) -> str | None:
     """The first schema violation of a reply to ``command``, or None.
 
     A reply that says it is skipped or errored is checked against those forms only, so that
     the message names what is wrong with the ordinary answer instead of "no branch matched".
+    ``absent``: the state fields the implementation declares unsupported, which its state
+    replies may leave out (or send in any form); ``events_derived``: it sends no events.
     """
     if isinstance(reply, dict) and ("skipped" in reply or "errored" in reply):
         return first_problem(reply_validator(command), reply)
-    return first_problem(_answer_validator(command), reply)
+    validator = _answer_validator(command)
+    if not absent and not events_derived:
+        return first_problem(validator, reply)
+    excused = {("state", name) for name in absent} | ({((), "events")} if events_derived else set())
+    errors = [error for error in validator.iter_errors(reply) if not _excused(error, excused)]
+    error = best_match(errors)
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    return f"{where}: {error.message}"
+
+
+def _excused(error: Any, excused: set[Any]) -> bool:
+    """A missing (or any) value of a state field declared absent; missing events where they are derived."""
+    path = tuple(error.absolute_path)
+    if len(path) >= 2 and (path[0], path[1]) in excused:
+        return True
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [name for name in error.validator_value if name not in error.instance]
+        where = path[0] if path else ()
+        return bool(missing) and all((where, name) in excused for name in missing)
+    return False
 
 
 @functools.cache

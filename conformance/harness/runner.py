@@ -26,10 +26,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from conformance.corpus import schemas
-from conformance.harness import diagnosis
+from conformance.harness import derive, diagnosis
 from conformance.harness.diagnosis import Finding
 from conformance.harness.process import Preencoded, ProtocolFailure
-from conformance.harness.session import DECLARATIONS, Declarations, Errored, Session, Skipped, Unsupported, judge
+from conformance.harness.session import DECLARATIONS, NOTE, Declarations, Errored, Session, Skipped, Unsupported, judge
 from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class
 
 OUTCOMES = ("pass", "fail", "error", "timeout", "skipped", "not_declared", "case_bug")
@@ -376,7 +376,9 @@ class Worker:
             if problem:
                 raise CaseBugError(f"the runner would send an invalid {_short(command)} command: {problem}")
             return
-        problem = schemas.reply_problem(command, message)
+        declared = self.declarations
+        problem = schemas.reply_problem(command, message, declared.unsupported.state_fields if declared else frozenset(),
+                                        declared is not None and declared.events_derived)
         if problem:
             raise ProtocolFailure(f"reply to {_short(command)} does not match spec/schema/protocol/{command}.reply.json: {problem}")
 
@@ -560,7 +562,7 @@ class CaseRun:
         self.known_state = None
         if not reply["ok"]:
             raise ProtocolFailure(f"deal {number}: the implementation refused the deal: {_short(reply)}")
-        self._check_events(deal.get("events"), reply.get("events"), "deal")
+        self._check_events(deal.get("events"), reply, "deal")
         for index, step in enumerate(deal["steps"], start=1):
             self.position = {"deal": number, "step": index, "action": step["action"]}
             self._play_step(step)
@@ -593,6 +595,8 @@ class CaseRun:
             before = self._check_legal(step, before)
         phase = diagnosis.action_phase(action)
         reply = self.worker._ask("apply", action=action)
+        if isinstance(reply.get(NOTE), dict) and reply[NOTE].get("answered_by_runner"):
+            self.unchecked.add("opening bid placed by the engine")  # the runner's answer, not the engine's
         if "refused" in step:
             self._check_refusal(step, reply, before, phase)
             return
@@ -602,7 +606,7 @@ class CaseRun:
             self._record("accepted", signature, (direct, upstream),
                          f"{_short(action)} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
-        self._check_events(step.get("events"), reply.get("events"), phase, before)
+        self._check_events(step.get("events"), reply, phase, before)
         if step.get("expect"):
             self._check_state(step["expect"], phase, before)
 
@@ -657,13 +661,18 @@ class CaseRun:
     def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in state.items() if k not in self.unsupported.state_fields}
 
-    def _check_events(self, expected: list[dict[str, Any]] | None, actual: Any, phase: str,
+    def _check_events(self, expected: list[dict[str, Any]] | None, reply: dict[str, Any], phase: str,
                       before: dict[str, Any] | None = None) -> None:
         if not expected:
             return
         wanted = [e for e in expected if e.get("type") not in self.unsupported.events]
         if len(wanted) < len(expected):
             self.unchecked.update(f"event {e.get('type')}" for e in expected if e.get("type") in self.unsupported.events)
+        note = reply.get(NOTE)
+        if isinstance(note, dict) and "unsure" in note:  # derived from its states: only what they tell is checked
+            wanted, unchecked = derive.expected_told(wanted, note["unsure"])
+            self.unchecked.update(unchecked)
+        actual = reply.get("events")
         actual = actual if isinstance(actual, list) else []
         missing = unmatched_event(wanted, actual)
         if missing is not None:

@@ -11,9 +11,11 @@ extensions it offers. A ``skipped`` or ``errored`` reply becomes a typed outcome
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, Sequence
 
+from conformance.harness import derive
 from conformance.harness.process import Answer, Implementation, Posted, ProtocolFailure
 
 VERSION = 1
@@ -108,6 +110,15 @@ class Declarations:
     unsupported: Unsupported
     extensions: frozenset[str]
     name: str
+    # what the runner does for it (docs/protocol.md, "Declarations for less")
+    events_derived: bool = False  # "events": "derived": it sends none; they are read off its states
+    opening_placed: bool = False  # "opening_bid": "placed": its engine places the opener's forced bid itself
+    give_cards: bool = False  # "give": "cards": its exchange lists ``give X`` per card, the runner makes the pairs
+
+    @property
+    def viewing(self) -> bool:
+        """Whether the session stands between the runner and the implementation's replies."""
+        return self.events_derived or self.opening_placed or self.give_cards
 
     @classmethod
     def read(cls, reply: dict[str, Any]) -> Declarations:
@@ -125,7 +136,25 @@ class Declarations:
         offered = frozenset(e for e in extensions if isinstance(e, str)) if isinstance(extensions, list) else frozenset()
         about = reply.get("implementation")
         name = str(about.get("name", "")) if isinstance(about, dict) else ""
-        return cls(reply, profiles, reply.get("refusal_reasons") is not False, unsupported, offered, name)
+        needed = unsupported.state_fields & NEEDED_FIELDS
+        if needed:
+            raise ProtocolFailure(f"start: the state fields {', '.join(sorted(needed))} cannot be declared unsupported: "
+                                  "the runner needs them to play")
+        chosen = [_choice(reply, key, values) for key, values in CHOICES.items()]
+        return cls(reply, profiles, reply.get("refusal_reasons") is not False, unsupported, offered, name,
+                   *(value == values[1] for value, values in zip(chosen, CHOICES.values())))
+
+
+# the declarations for less: field -> (the default, what it switches to)
+CHOICES = {"events": ("sent", "derived"), "opening_bid": ("asked", "placed"), "give": ("pairs", "cards")}
+NEEDED_FIELDS = frozenset({"phase", "to_act"})  # state fields no implementation may leave out
+
+
+def _choice(reply: dict[str, Any], key: str, values: tuple[str, str]) -> str:
+    value = reply.get(key, values[0])
+    if value not in values:
+        raise ProtocolFailure(f"start: {key!r} must be {values[0]!r} or {values[1]!r}; got {_short(value)}")
+    return str(value)
 
 
 # --- the session ------------------------------------------------------------------------------
@@ -142,6 +171,7 @@ class Session(Implementation):
         self.wanted_timeout = timeout
         self.declarations: Declarations | None = None
         self._start: list[Posted] | None = None
+        self._view = _View()
 
     def begin(self) -> None:
         """Send ``start`` (once); its reply is read by ``started``."""
@@ -166,3 +196,164 @@ class Session(Implementation):
     def start(self) -> Declarations:
         self.begin()
         return self.started()
+
+    # --- the runner's part of the game, for an implementation that declared it --------------
+
+    def post(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Posted]:
+        """As Implementation.post; for an implementation that declared a part of the game the
+        runner's (``Declarations.viewing``), a ``state`` request follows each ``deal`` and
+        ``apply``, and what the runner answers itself (the opener's bid an engine placed) is
+        not sent. The replies must be read before a later request depends on them (each step's
+        are, in every tool but the reference's batches, which never go through here)."""
+        declared = self.declarations
+        if declared is None or not declared.viewing:
+            return super().post(requests)
+        posted: list[Posted] = []
+        for command, fields in requests:
+            local = self._local(command, fields)
+            if local is not None:
+                self._seq += 1
+                item = Posted(command, self._seq, 0)
+                self._view.items[item.seq] = _Item([], {"seq": item.seq, **local, NOTE: {"answered_by_runner": True}},
+                                                   fields.get("action"))
+                posted.append(item)
+                continue
+            follows = command in ("deal", "apply") and (declared.events_derived or declared.opening_placed)
+            follow: list[tuple[str, dict[str, Any]]] = [("state", {})] if follows else []
+            sent = super().post([(command, fields), *follow])
+            self._view.items[sent[0].seq] = _Item(sent, None, fields.get("action"))
+            posted.append(sent[0])
+        return posted
+
+    def collect(self, posted: Sequence[Posted], known: Sequence[Answer] = ()) -> list[Answer]:
+        declared = self.declarations
+        if declared is None or not declared.viewing or any(item.seq not in self._view.items for item in posted):
+            return super().collect(posted, known)
+        answers = []
+        for item in posted:
+            step = self._view.items.pop(item.seq)
+            if step.local is not None:
+                if item.command == "apply" and step.local.get("ok"):
+                    self._view.hidden = None  # sent now: the engine's state is the protocol's again
+                    self._view.seen(self._view.raw)
+                answers.append(_answer(step.local))
+                continue
+            read = super().collect(step.sent)
+            answers.append(self._viewed(declared, item.command, step.action, read))
+        return answers
+
+    def _local(self, command: str, fields: dict[str, Any]) -> dict[str, Any] | None:
+        """The reply the runner gives itself while an engine's placed opening bid is hidden."""
+        hidden = self._view.hidden
+        if hidden is None:
+            return None
+        if command == "legal":
+            return {"actions": [hidden]}
+        if command != "apply":
+            return None
+        action = str(fields.get("action"))
+        if action == hidden:
+            return {"ok": True, "events": []}
+        return {"ok": False, "refusal": _refusal_before_opening(action, hidden)}
+
+    def _viewed(self, declared: Declarations, command: str, action: str | None, read: list[Answer]) -> Answer:
+        """One reply as the protocol has it, from the implementation's reply (and the state read after it)."""
+        reply = dict(read[0].reply)
+        if "skipped" in reply or "errored" in reply:
+            return read[0]
+        view = self._view
+        if command == "state" and isinstance(reply.get("state"), dict):
+            reply["state"] = view.seen(reply["state"])
+        elif command == "legal" and declared.give_cards and isinstance(reply.get("actions"), list):
+            reply["actions"] = paired(reply["actions"])
+        elif command in ("deal", "apply") and len(read) > 1:
+            judge("state", read[1].reply)
+            after = read[1].reply.get("state")
+            if not isinstance(after, dict):
+                raise ProtocolFailure(f"reply to the state asked after {command!r} lacks \"state\": {_short(read[1].reply)}")
+            before = None if command == "deal" else view.state
+            after = view.seen(after, dealt=command == "deal" and declared.opening_placed)
+            if declared.events_derived and reply.get("ok") is True:
+                if reply.get("events"):
+                    raise ProtocolFailure(f"reply to {command!r} lists events, but the start reply says they are derived")
+                derived = derive.derive(before, action, after)
+                reply["events"] = list(derived.events)
+                reply[NOTE] = {"unsure": sorted(derived.unsure)}
+        else:
+            return read[0]
+        return _answer(reply)
+
+
+NOTE = "session"  # what the session adds to a reply it made or changed (never part of the protocol)
+ACTION = re.compile(r"bid [0-9]+|pass|give (A|10|K|Q|J|9)[SCDH] (A|10|K|Q|J|9)[SCDH]|contract [0-9]+|give_up|"
+                    r"play (A|10|K|Q|J|9)[SCDH]( marriage| aces)?|redeal|no_redeal")
+
+
+class _Item(NamedTuple):
+    sent: list[Posted]  # the requests written for it (none: the runner answered it)
+    local: dict[str, Any] | None  # the runner's own reply
+    action: str | None
+
+
+@dataclass
+class _View:
+    """What the session knows of the game between requests."""
+
+    items: dict[int, _Item] = field(default_factory=dict)
+    state: dict[str, Any] | None = None  # the last state as the protocol shows it
+    raw: dict[str, Any] = field(default_factory=dict)  # the last state as the implementation sent it
+    hidden: str | None = None  # the opening bid the engine placed and the runner has not sent yet
+
+    def seen(self, raw: dict[str, Any], dealt: bool = False) -> dict[str, Any]:
+        """A state read from the implementation, as the protocol shows it; ``dealt``: the state
+        right after a ``deal``, where an engine that places the opening bid has placed it."""
+        self.raw = raw
+        if dealt:
+            self.hidden = placed_bid(raw)
+        self.state = raw if self.hidden is None else before_opening(raw)
+        return self.state
+
+
+def _refusal_before_opening(action: str, hidden: str) -> dict[str, str]:
+    """Why the rules refuse an action before the opener's forced bid (the reference's order:
+    malformed first, then by the action's kind)."""
+    words = action.split()
+    if not ACTION.fullmatch(action):
+        kind, reason = "malformed", "unknown_card" if words[:1] in (["play"], ["give"]) and len(words) > 1 else "malformed_action"
+    elif action.startswith("bid "):
+        kind, reason = "illegal", "opening_bid_fixed"
+    elif action == "pass":
+        kind, reason = "illegal", "opener_must_bid"
+    elif action in ("redeal", "no_redeal"):
+        kind, reason = "illegal", "redeal_not_allowed"
+    else:
+        kind, reason = "illegal", "wrong_phase"
+    return {"class": kind, "reason": reason, "message": f"{action!r} refused by the runner: the engine placed the opening {hidden!r}"}
+
+
+def placed_bid(state: dict[str, Any]) -> str | None:
+    """The opener's bid when it is the only call of the auction (the one an engine places)."""
+    auction, dealer = state.get("auction"), state.get("dealer")
+    if not isinstance(auction, list) or len(auction) != 1 or not isinstance(dealer, int) or not isinstance(auction[0], dict):
+        return None
+    call = auction[0]
+    action = call.get("action")
+    if call.get("player") == (dealer + 1) % 3 and isinstance(action, str) and action.startswith("bid "):
+        return action
+    return None
+
+
+def before_opening(state: dict[str, Any]) -> dict[str, Any]:
+    """The state one step behind an engine that placed the opening bid: nobody has bid yet."""
+    return {**state, "auction": [], "high_bid": None, "to_act": (state["dealer"] + 1) % 3}
+
+
+def paired(actions: list[Any]) -> list[Any]:
+    """A legal set whose ``give X`` actions (one card each) become every ``give X Y`` of two of them."""
+    cards = [a.split()[1] for a in actions if isinstance(a, str) and len(a.split()) == 2 and a.startswith("give ")]
+    rest = [a for a in actions if not (isinstance(a, str) and len(a.split()) == 2 and a.startswith("give "))]
+    return rest + [f"give {x} {y}" for x in cards for y in cards if x != y]
+
+
+def _answer(reply: dict[str, Any]) -> Answer:
+    return Answer(json.dumps(reply, separators=(",", ":")).encode() + b"\n", reply)
