@@ -202,28 +202,29 @@ class Session(Implementation):
     def post(self, requests: Sequence[tuple[str, dict[str, Any]]]) -> list[Posted]:
         """As Implementation.post; for an implementation that declared a part of the game the
         runner's (``Declarations.viewing``), a ``state`` request follows each ``deal`` and
-        ``apply``, and what the runner answers itself (the opener's bid an engine placed) is
-        not sent. The replies must be read before a later request depends on them (each step's
-        are, in every tool but the reference's batches, which never go through here)."""
+        ``apply``. Under ``opening_bid: placed`` whether the runner answers a request itself
+        depends on the replies before it: the requests are then written one at a time as
+        ``collect`` reaches them."""
         declared = self.declarations
         if declared is None or not declared.viewing:
             return super().post(requests)
         posted: list[Posted] = []
         for command, fields in requests:
-            local = self._local(command, fields)
-            if local is not None:
+            if declared.opening_placed:
                 self._seq += 1
                 item = Posted(command, self._seq, 0)
-                self._view.items[item.seq] = _Item([], {"seq": item.seq, **local, NOTE: {"answered_by_runner": True}},
-                                                   fields.get("action"))
-                posted.append(item)
-                continue
-            follows = command in ("deal", "apply") and (declared.events_derived or declared.opening_placed)
-            follow: list[tuple[str, dict[str, Any]]] = [("state", {})] if follows else []
-            sent = super().post([(command, fields), *follow])
-            self._view.items[sent[0].seq] = _Item(sent, None, fields.get("action"))
-            posted.append(sent[0])
+                self._view.items[item.seq] = _Item([], (command, fields))
+            else:
+                sent = super().post([(command, fields), *self._follow(declared, command)])
+                item = sent[0]
+                self._view.items[item.seq] = _Item(sent, (command, fields))
+            posted.append(item)
         return posted
+
+    def _follow(self, declared: Declarations, command: str) -> list[tuple[str, dict[str, Any]]]:
+        """The state the session asks for after a request, to read events or a placed bid off it."""
+        follows = command in ("deal", "apply") and (declared.events_derived or declared.opening_placed)
+        return [("state", {})] if follows else []
 
     def collect(self, posted: Sequence[Posted], known: Sequence[Answer] = ()) -> list[Answer]:
         declared = self.declarations
@@ -232,14 +233,22 @@ class Session(Implementation):
         answers = []
         for item in posted:
             step = self._view.items.pop(item.seq)
-            if step.local is not None:
-                if item.command == "apply" and step.local.get("ok"):
-                    self._view.hidden = None  # sent now: the engine's state is the protocol's again
-                    self._view.seen(self._view.raw)
-                answers.append(_answer(step.local))
-                continue
-            read = super().collect(step.sent)
-            answers.append(self._viewed(declared, item.command, step.action, read))
+            command, fields = step.request
+            sent = step.sent
+            if not sent:  # written only now, that the replies before it are known
+                local = self._local(command, fields)
+                if local is not None:
+                    if command == "apply" and local.get("ok"):
+                        self._view.hidden = None  # sent now: the engine's state is the protocol's again
+                        self._view.seen(self._view.raw)
+                    answers.append(_answer({"seq": item.seq, **local, NOTE: {"answered_by_runner": True}}))
+                    continue
+                sent = super().post([(command, fields), *self._follow(declared, command)])
+            read = super().collect(sent)
+            answer = self._viewed(declared, command, fields.get("action"), read)
+            if answer.reply.get("seq") != item.seq:
+                answer = _answer({**answer.reply, "seq": item.seq})
+            answers.append(answer)
         return answers
 
     def _local(self, command: str, fields: dict[str, Any]) -> dict[str, Any] | None:
@@ -290,9 +299,8 @@ ACTION = re.compile(r"bid [0-9]+|pass|give (A|10|K|Q|J|9)[SCDH] (A|10|K|Q|J|9)[S
 
 
 class _Item(NamedTuple):
-    sent: list[Posted]  # the requests written for it (none: the runner answered it)
-    local: dict[str, Any] | None  # the runner's own reply
-    action: str | None
+    sent: list[Posted]  # the requests written for it (none yet: written when collect reaches it)
+    request: tuple[str, dict[str, Any]]  # as the caller asked it
 
 
 @dataclass

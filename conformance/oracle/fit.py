@@ -255,8 +255,9 @@ class Fitter:
             first = next((o for o in pool.observers if o.name or o.offered is not None), pool.observers[0])
             self.implementation_name = first.name
             self.start_reply = dict(getattr(first, "start_reply", None) or {})
+            declared = first.declarations
             pool.close()
-        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
+        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"), declared)
         self.impl_records = {record.case_id: record for record in records}
         self._by_source.clear()  # weighed against the records replaced here
         self._sources.clear()

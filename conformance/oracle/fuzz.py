@@ -42,6 +42,7 @@ from conformance.harness.steps import base_name
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
+from conformance.harness.session import Declarations, Skipped
 from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, _short, equal
 from conformance.corpus.transcripts import TranscriptError, load
@@ -342,7 +343,7 @@ class Pair:
             answer = (reference.collect_trusted(posted) if posted is not None
                       else reference.trusted(PLAYOUT, deal=deal, **fields))
             return ReferenceDeal.of(deal, answer)
-        except (ProtocolFailure, observe.Skipped) as exc:
+        except (ProtocolFailure, Skipped) as exc:
             self.sides[1].kill()  # the implementation may be following another deal meanwhile (Lookahead)
             raise ReferenceFailed(f"the reference failed: {exc}") from None
 
@@ -415,7 +416,7 @@ class Pair:
                 posted = reference.post(requests + [playout])
                 reference.collect(posted[:1])
             return posted[1]
-        except (ProtocolFailure, observe.Skipped) as exc:
+        except (ProtocolFailure, Skipped) as exc:
             reference.kill()
             raise ReferenceFailed(f"the reference failed: {exc}") from None
 
@@ -730,7 +731,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             step = observe.StepRecord(number, index, action, None if before is None else before[1].legal,
                                       want.reply, want.state)
             steps.append(step)
-            differences = _compare(step, got, want, before, phase)
+            differences = _compare(step, got, want, before, phase, pair.sides[0].declarations)
             if differences and not (tolerate and tolerate(differences)):
                 cut = replace(scenario, deals=tuple(played))
                 return cut, Divergence(cut, differences)
@@ -768,12 +769,16 @@ def _both(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
-             before: tuple[observe.Turn, observe.Turn] | None, phase: str) -> tuple[observe.Difference, ...]:
+             before: tuple[observe.Turn, observe.Turn] | None, phase: str,
+             declared: Declarations | None = None) -> tuple[observe.Difference, ...]:
     """The differences at one step (``step`` is the reference's record of it; ``before`` the
     turns whose legal sets came before the action, None for the deal). When both sides wrote
-    the same bytes for the reply, the state and the legal set, they agree: no deep comparison."""
+    the same bytes for the reply, the state and the legal set, they agree: no deep comparison.
+    ``declared``: what the implementation declared; the reference's step is compared as an
+    implementation that sends less shows it (``observe.as_shown``)."""
     if got.lines[:2] == want.lines[:2] and (before is None or before[0].lines[2] == before[1].lines[2]):
         return ()
+    step = observe.as_shown(step, None if before is None else before[1].state, declared)
     legal = None if before is None else before[0].legal
     mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, got.state)
     expected = observe.CaseRecord("fuzz", (step,))
@@ -1171,7 +1176,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
         outcome.error = str(exc)
     except ProtocolFailure as exc:
         outcome.error = f"the implementation broke the protocol: {exc}"
-    except observe.Skipped as exc:
+    except Skipped as exc:
         outcome.error = f"the implementation skipped: {exc}"
     except ImplementationFailed as exc:
         outcome.error = str(exc) if str(exc).startswith("the implementation") else f"the implementation cannot be played: {exc}"

@@ -23,7 +23,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Container, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
-from conformance.harness import diagnosis
+from conformance.harness import derive, diagnosis
 from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
 from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_FAILURES_BEFORE_GIVING_UP,
@@ -1044,6 +1044,33 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
 
 
 _ABSENT = object()  # a field a state does not have
+
+
+def as_shown(step: StepRecord, before: dict[str, Any] | None, declared: Declarations | None) -> StepRecord:
+    """The reference's step as an implementation that sends less shows it (docs/protocol.md,
+    Declarations for less): without the state fields it declares absent, its events read off
+    the states as the session reads the implementation's. ``before``: the reference's state
+    before the step (None for the deal)."""
+    if declared is None or not (declared.events_derived or declared.unsupported.state_fields):
+        return step
+    absent = declared.unsupported.state_fields
+    state = {k: v for k, v in step.state.items() if k not in absent} if absent else step.state
+    reply = step.reply
+    if declared.events_derived and reply.accepted:
+        prior = None if before is None else {k: v for k, v in before.items() if k not in absent}
+        reply = Reply(True, derive.derive(prior, step.action, state).events)
+    return replace(step, reply=reply, state=state)
+
+
+def shown_record(record: CaseRecord, declared: Declarations | None) -> CaseRecord:
+    """A whole record of the reference as ``as_shown`` shows each step."""
+    if declared is None or not (declared.events_derived or declared.unsupported.state_fields):
+        return record
+    steps, before = [], None
+    for step in record.steps:
+        steps.append(as_shown(step, before if step.step > 0 else None, declared))
+        before = step.state
+    return replace(record, steps=tuple(steps))
 
 
 def with_changes(record: CaseRecord) -> CaseRecord:

@@ -18,7 +18,7 @@ from conformance.kit import Refused
 
 
 class Auction(kit.Engine):
-    name, version, profiles = "toy-auction-python", "2.0", "any"
+    name, version, profiles = "toy-auction-python", "1.0", "any"
 
     # --- the engine: the auction's rules, read from the profile document ---
 
