@@ -49,6 +49,11 @@ class Skip(Exception):
     """A rule the engine does not have: the runner counts the case as skipped, not failed."""
 
 
+class _NoDeal(Exception):
+    """A request about a deal when none is in progress (the last ``deal`` failed): answered
+    ``errored`` without a traceback, so that the engine's own error stays the one shown."""
+
+
 @dataclass(frozen=True)
 class Action:
     """A canonical action string, read: ``kind`` is its first word (``bid``, ``pass``, ``give``,
@@ -139,6 +144,7 @@ class Adapter:
         self.match: dict[str, Any] = dict(START_OF_MATCH)  # by protocol seat
         self.dealer = 0
         self.shift = 0  # engine seat = (protocol seat - shift) % 3 for a rotating engine
+        self.dealt = False  # a deal is in progress (its ``deal`` succeeded)
 
     def start(self, request: dict[str, Any]) -> dict[str, Any]:
         e = self.engine
@@ -160,17 +166,25 @@ class Adapter:
         return {"ok": True}
 
     def deal(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.dealt = False
         self.dealer = request["dealer"]
         self.shift = (self.dealer + 1) % 3 if self.engine.rotates else 0
         self.engine.deal(Deal(self.profile, self.document, (self.dealer - self.shift) % 3,
                               self._to_engine(request["hands"]), list(request["talon"]),
                               {key: self._to_engine(value) for key, value in self.match.items()}))
+        self.dealt = True
         return {"ok": True, "events": []}
 
+    def _dealing(self) -> None:
+        if not self.dealt:
+            raise _NoDeal("no deal in progress: the last deal failed, or none was sent")
+
     def legal(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._dealing()
         return {"actions": list(self.engine.legal())}
 
     def apply(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._dealing()
         try:
             self.engine.apply(parse(request.get("action")))
         except Refused as refused:
@@ -182,6 +196,7 @@ class Adapter:
         return {"ok": True, "events": []}
 
     def state(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._dealing()
         state = self._from_engine(dict(self.engine.state()))
         for name in self.engine.absent:
             state.pop(name, None)
@@ -241,8 +256,13 @@ def serve(engine: Engine, stdin: TextIO = sys.stdin, stdout: TextIO = sys.stdout
             reply = handler(request) if handler else {"errored": {"message": f"not a request: {line.strip()[:80]}"}}
         except Skip as skip:
             reply = {"skipped": {"reason": str(skip)}}
+        except _NoDeal as exc:
+            reply = {"errored": {"message": str(exc)}}
         except Exception as exc:  # the engine's bug is one errored reply, never a dead process
-            traceback.print_exc(file=sys.stderr)
+            command = request.get("cmd") if isinstance(request, dict) else None
+            print(f"{command} failed:", file=sys.stderr)
+            traceback.print_exc(limit=-2, file=sys.stderr)  # the engine's frames, not the kit's
+            sys.stderr.flush()
             reply = {"errored": {"message": f"{type(exc).__name__}: {exc}"}}
         seq = request.get("seq") if isinstance(request, dict) else None
         stdout.write(json.dumps({"seq": seq, **reply}) + "\n")
