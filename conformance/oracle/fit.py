@@ -103,6 +103,8 @@ class FitResult:
     equivalents: dict[str, list[Any]] = field(default_factory=dict)  # knob -> values that play the same on the corpus
     # knob -> changes of other knobs that, with it at the profile's value, play the same on the corpus
     in_its_place: dict[str, list[Change]] = field(default_factory=dict)
+    absent: frozenset[str] = frozenset()  # state fields the implementation declares absent
+    events_derived: bool = False  # the implementation sends no events: both sides' are read off their states
 
     @property
     def unchecked(self) -> int:
@@ -389,7 +391,8 @@ class Fitter:
         residual = {case_id: e.differing for case_id, e in weighed.items() if e.differs}
         result = FitResult(self.profile_name, rules, kept, residual, len(ids), seconds, evaluations,
                            {case_id: self.by_id[case_id].knobs for case_id in residual}, weighed, equivalents,
-                           in_its_place)
+                           in_its_place, self.partial.state_fields,
+                           self.partial.declared is not None and self.partial.declared.events_derived)
         self._phase("equally consistent values", closing)
         return result
 
@@ -1597,6 +1600,11 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
              f"reference replays, {result.seconds:.1f} s"]
+    if result.absent:  # never compared: no value of a knob only they show is evidence
+        lines.append(f"# unchecked: the state fields {', '.join(sorted(result.absent))}, which the implementation "
+                     "declares absent (never compared)")
+    if result.events_derived:
+        lines.append("# events: derived from the states on both sides (the implementation sends none)")
     if result.accepted:
         for record in result.accepted:
             lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
