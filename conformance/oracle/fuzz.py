@@ -1185,6 +1185,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             lane.close()
         for pair in pairs:
             pair.close()
+    outcome.notes += less_notes(pairs[0].sides[0].declarations)
     if outcome.findings:
         first = outcome.findings[0]
         outcome.divergence, outcome.trial, outcome.saved = first.divergence, first.trial, first.saved
@@ -1351,6 +1352,17 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     return 1 if outcome.findings else 0
 
 
+def less_notes(declared: Declarations | None) -> list[str]:
+    """What the comparison leaves out for an implementation that sends less."""
+    notes = []
+    if declared is not None and declared.unsupported.state_fields:
+        notes.append(f"unchecked: the state fields {', '.join(sorted(declared.unsupported.state_fields))}, "
+                     "which the implementation declares absent (never compared)")
+    if declared is not None and declared.events_derived:
+        notes.append("events: derived from the states on both sides (the implementation sends none)")
+    return notes
+
+
 def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | None) -> list[str]:
     """The hunt in a few lines: each finding with its count, the deal it was first seen in and its transcript."""
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
@@ -1377,6 +1389,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: diagnosis.Known | 
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
         lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: no --save)")
+    lines += outcome.notes
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "
