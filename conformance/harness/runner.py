@@ -378,7 +378,8 @@ class Worker:
             return
         declared = self.declarations
         problem = schemas.reply_problem(command, message, declared.unsupported.state_fields if declared else frozenset(),
-                                        declared is not None and declared.events_derived)
+                                        declared is not None and declared.events_derived,
+                                        declared is not None and declared.give_cards)
         if problem:
             raise ProtocolFailure(f"reply to {_short(command)} does not match spec/schema/protocol/{command}.reply.json: {problem}")
 

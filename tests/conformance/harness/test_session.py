@@ -135,6 +135,10 @@ def test_a_state_without_a_field_declared_absent_is_valid() -> None:
     assert schemas.reply_problem("state", reply, frozenset({"bolts"})) is None
     assert schemas.reply_problem("apply", {"seq": 4, "ok": True}) is not None
     assert schemas.reply_problem("apply", {"seq": 4, "ok": True}, events_derived=True) is None
+    one_card = {"seq": 5, "actions": ["give QS", "give_up"]}
+    assert schemas.reply_problem("legal", one_card) is not None
+    assert schemas.reply_problem("legal", one_card, give_cards=True) is None
+    assert schemas.reply_problem("legal", {"seq": 5, "actions": ["give QX"]}, give_cards=True) is not None
 
 
 # --- the double: the reference behind an adapter that sends less ---------------------------------
