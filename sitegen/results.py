@@ -245,11 +245,21 @@ def broken_adapter_texts() -> dict[str, str]:
                                                  f"{' '.join(listed)} -- python adapter.py", passing, tail_only=False,
                                                  full_blocks=len(passing.stdout.splitlines())),
         }
+        texts["quickstart-template"] = template_run(work)
     cleaned = {}
     for name, text in texts.items():
         clean = text.replace(str(broken), "adapter.py").replace(str(fixed), "adapter.py").replace(str(work) + "/", "")
-        cleaned[name] = clean.replace(sys.executable, "python")
+        cleaned[name] = clean.replace(sys.executable, "python").replace(str(ROOT) + "/", "")
     return cleaned
+
+
+def template_run(work: Path) -> str:
+    """docs/quickstart.md's first run: the Python template copied as it is, its methods unwritten."""
+    adapter = work / "my_adapter.py"
+    adapter.write_text((ROOT / "examples" / "adapters" / "python" / "template.py").read_text(encoding="utf-8"), encoding="utf-8")
+    done = verify(["--case-list", str(STARTER), "--", sys.executable, str(adapter)], cwd=work)
+    return terminal_text("thousand verify --case-list conformance/starter.txt -- python my_adapter.py", done,
+                         tail_only=False, full_blocks=1).replace(str(adapter), "my_adapter.py")
 
 
 def report_excerpt(report: dict[str, Any]) -> str:
@@ -412,7 +422,7 @@ def _empty() -> Counter[str]:
 
 # --- the numbers of docs/verify.md -------------------------------------------------------------
 
-BROKEN_SNIPPETS = ("verify-broken", "verify-broken-list", "verify-broken-json", "verify-broken-expected",
+BROKEN_SNIPPETS = ("quickstart-template", "verify-broken", "verify-broken-list", "verify-broken-json", "verify-broken-expected",
                    "verify-starter-pass")
 OUTPUT_SNIPPETS = tuple(sorted({run.snippet for run in RUNS if run.snippet} | set(BROKEN_SNIPPETS)))
 

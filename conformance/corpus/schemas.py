@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -96,15 +97,50 @@ def _answer_validator(command: str) -> Draft202012Validator:
     return Draft202012Validator(answer, registry=registry())
 
 
-def reply_problem(command: str, reply: Any) -> str | None:
+def reply_problem(command: str, reply: Any, absent: frozenset[str] = frozenset(), events_derived: bool = False,
+                  give_cards: bool = False) -> str | None:
     """The first schema violation of a reply to ``command``, or None.
 
     A reply that says it is skipped or errored is checked against those forms only, so that
     the message names what is wrong with the ordinary answer instead of "no branch matched".
+    ``absent``: the state fields the implementation declares unsupported, which its state
+    replies may leave out (or send in any form); ``events_derived``: it sends no events;
+    ``give_cards``: its legal sets list ``give X``, one card, which the runner makes pairs of.
     """
     if isinstance(reply, dict) and ("skipped" in reply or "errored" in reply):
         return first_problem(reply_validator(command), reply)
-    return first_problem(_answer_validator(command), reply)
+    validator = _answer_validator(command)
+    if not absent and not events_derived and not give_cards:
+        return first_problem(validator, reply)
+    excused = {("state", name) for name in absent} | ({((), "events")} if events_derived else set())
+    errors = [error for error in validator.iter_errors(reply) if not _excused(error, excused)
+              and not (give_cards and command == "legal" and _one_card_give(error))]
+    error = best_match(errors)
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path) or "(top level)"
+    return f"{where}: {error.message}"
+
+
+def _one_card_give(error: Any) -> bool:
+    """A legal set's ``give X`` (one card) under ``"give": "cards"``."""
+    path = tuple(error.absolute_path)
+    return len(path) == 2 and path[0] == "actions" and isinstance(error.instance, str) and bool(ONE_CARD_GIVE.fullmatch(error.instance))
+
+
+ONE_CARD_GIVE = re.compile(r"give (A|10|K|Q|J|9)[SCDH]")
+
+
+def _excused(error: Any, excused: set[Any]) -> bool:
+    """A missing (or any) value of a state field declared absent; missing events where they are derived."""
+    path = tuple(error.absolute_path)
+    if len(path) >= 2 and (path[0], path[1]) in excused:
+        return True
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [name for name in error.validator_value if name not in error.instance]
+        where = path[0] if path else ()
+        return bool(missing) and all((where, name) in excused for name in missing)
+    return False
 
 
 @functools.cache

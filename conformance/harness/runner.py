@@ -26,9 +26,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Sequence
 
 from conformance.corpus import schemas
-from conformance.harness import diagnosis
+from conformance.harness import derive, diagnosis
 from conformance.harness.findings import Finding, Observed, broken
-from conformance.harness.process import Implementation, Preencoded, ProtocolFailure
+from conformance.harness.process import Preencoded, ProtocolFailure
+from conformance.harness.session import DECLARATIONS, NOTE, Declarations, Errored, Session, Skipped, Unsupported, judge
 from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class
 from spec.vocabulary import Phase
 
@@ -45,7 +46,6 @@ START_FAILURES_BEFORE_GIVING_UP = 3
 # seconds: the shortest --timeout accepted; below it no process, the reference included, can
 # answer (a pipe round trip and a Python call), and every reply would be a timeout
 MIN_TIMEOUT = 0.01
-START_GRACE = 5.0  # seconds the first reply (to start) may take at least: interpreters and JVMs load slowly
 DEFAULT_MATCH_STATE: dict[str, Any] = {
     "scores": [0, 0, 0], "bolts": [0, 0, 0], "give_ups": [0, 0, 0],
     "barrel": [{"on": False, "attempts": 0, "failed_visits": 0} for _ in range(3)],
@@ -302,39 +302,6 @@ class Settings:
     fallbacks: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Unsupported:
-    """What an implementation's ``start`` reply says it does not support (all optional)."""
-
-    actions: frozenset[str] = frozenset()  # action words: first word (give_up) or suffix (marriage)
-    state_fields: frozenset[str] = frozenset()
-    events: frozenset[str] = frozenset()
-
-    KEYS = ("actions", "state_fields", "events")
-
-    @classmethod
-    def read(cls, value: Any) -> Unsupported:
-        """From the reply's ``unsupported`` field; a wrong shape is a start error."""
-        if value is None:
-            return cls()
-        if not isinstance(value, dict) or set(value) - set(cls.KEYS) or not all(
-                isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()):
-            raise ProtocolFailure("start: 'unsupported' must be an object with lists of strings under "
-                                  f"{', '.join(cls.KEYS)}; got {_short(value)}")
-        return cls(*(frozenset(value.get(key, [])) for key in cls.KEYS))
-
-    def action(self, action: str) -> str | None:
-        """The unsupported word of an action, if any."""
-        words = action.split()
-        for word in (words[0], words[-1]) if words else ():
-            if word in self.actions:
-                return word
-        return None
-
-
-DECLARATIONS = ("any", "own")  # besides a list of profile names (docs/protocol.md, Declarations)
-
-
 def match_name(offered: Any, profile: str, fallbacks: Sequence[str] = ()) -> str | None:
     """The profile name a ``match`` sends to an implementation that declared ``offered``, or
     None when it plays none that fits. ``"any"`` and ``"own"`` play whatever the runner names;
@@ -346,28 +313,13 @@ def match_name(offered: Any, profile: str, fallbacks: Sequence[str] = ()) -> str
     return next((name for name in (profile, *fallbacks) if name in listed), None)
 
 
-def reasons_told(reply: dict[str, Any]) -> bool:
-    """False when the ``start`` reply says the implementation cannot tell why it refuses."""
-    return reply.get("refusal_reasons") is not False
-
-
-def _check_start(reply: dict[str, Any]) -> Unsupported:
-    if reply.get("version") != 1 or isinstance(reply.get("version"), bool):
-        raise ProtocolFailure(f"start: the implementation speaks version {_short(reply.get('version'))}; expected 1")
-    profiles = reply.get("profiles")
-    if not (profiles in DECLARATIONS or (isinstance(profiles, list) and all(isinstance(p, str) for p in profiles))):
-        raise ProtocolFailure(f"start: 'profiles' must be \"any\", \"own\" or a list of profile names; got {_short(profiles)}")
-    if not isinstance(reply.get("refusal_reasons", True), bool):
-        raise ProtocolFailure(f"start: 'refusal_reasons' must be true or false; got {_short(reply.get('refusal_reasons'))}")
-    return Unsupported.read(reply.get("unsupported"))
-
-
 class Worker:
     """Runs cases one after the other on one persistent implementation process."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.impl: Implementation | None = None
+        self.impl: Session | None = None
+        self.declarations: Declarations | None = None
         self.start_reply: dict[str, Any] | None = None
         self.unsupported = Unsupported()
         self.reasons = True  # False: it cannot tell why it refuses (refusal_reasons: false)
@@ -380,28 +332,33 @@ class Worker:
 
     # --- process ---
 
-    def _ensure_started(self) -> Implementation:
+    def _ensure_started(self) -> Session:
         if self.impl is not None:
             return self.impl
         if self.start_failures >= START_FAILURES_BEFORE_GIVING_UP:
             raise ProtocolFailure(f"the implementation failed to start {self.start_failures} times; not retried")
         on_message = self._validate if self.settings.validate_messages else None
-        impl = Implementation(self.settings.command, self.settings.timeout, on_message)
+        impl = Session(self.settings.command, self.settings.timeout, on_message)
         with self._lock:
             self.impl = impl
         try:
-            impl.timeout = max(self.settings.timeout, START_GRACE)
-            reply = self._ask("start", version=1)
-            impl.timeout = self.settings.timeout
-            self.unsupported = _check_start(reply)
-        except (ProtocolFailure, SkippedByImplementation) as exc:
+            declared = impl.start()
+        except Skipped as exc:
             self.start_failures += 1
-            kind = type(exc) if isinstance(exc, ProtocolFailure) else ProtocolFailure
-            raise kind(f"start failed: {exc}") from None
+            raise ProtocolFailure(f"start failed: start: {clip_text(exc.reason, 200)}") from None
+        except Errored as exc:
+            self.start_failures += 1
+            raise ProtocolFailure(f"start failed: the implementation reported an error on \"start\": "
+                                  f"{clip_text(exc.text, 500)}") from None
+        except ProtocolFailure as exc:
+            self.start_failures += 1
+            raise type(exc)(f"start failed: {exc}") from None
         self.start_failures = 0
         self.ever_started = True
-        self.start_reply = reply
-        self.reasons = reasons_told(reply)
+        self.declarations = declared
+        self.start_reply = declared.reply
+        self.unsupported = declared.unsupported
+        self.reasons = declared.reasons
         return impl
 
     def discard(self) -> None:
@@ -425,7 +382,10 @@ class Worker:
             if problem:
                 raise CaseBugError(f"the runner would send an invalid {_short(command)} command: {problem}")
             return
-        problem = schemas.reply_problem(command, message)
+        declared = self.declarations
+        problem = schemas.reply_problem(command, message, declared.unsupported.state_fields if declared else frozenset(),
+                                        declared is not None and declared.events_derived,
+                                        declared is not None and declared.give_cards)
         if problem:
             raise ProtocolFailure(f"reply to {_short(command)} does not match spec/schema/protocol/{command}.reply.json: {problem}")
 
@@ -434,12 +394,12 @@ class Worker:
         if impl is None:  # killed by an interruption from another thread
             raise ProtocolFailure(f"the implementation was stopped before {_short(command)}")
         reply = impl.request(command, **fields)
-        if "skipped" in reply:
-            reason = reply["skipped"].get("reason", "") if isinstance(reply["skipped"], dict) else reply["skipped"]
-            raise SkippedByImplementation(f"{command}: {clip_text(str(reason), 200)}")
-        if "errored" in reply:
-            message = reply["errored"].get("message", "") if isinstance(reply["errored"], dict) else reply["errored"]
-            raise ProtocolFailure(f"the implementation reported an error on {_short(command)}: {clip_text(str(message), 500)}")
+        try:
+            judge(command, reply)
+        except Skipped as exc:
+            raise SkippedByImplementation(f"{command}: {clip_text(exc.reason, 200)}") from None
+        except Errored as exc:
+            raise ProtocolFailure(f"the implementation reported an error on {_short(command)}: {clip_text(exc.text, 500)}") from None
         key, kind = _REPLY_FIELD[command]
         if not isinstance(reply.get(key), kind) or (kind is int and isinstance(reply.get(key), bool)):
             raise ProtocolFailure(f"reply to {_short(command)} lacks {_short(key)} of the right type: {_short(reply)}")
@@ -607,7 +567,7 @@ class CaseRun:
         self.known_state = None
         if not reply["ok"]:
             raise ProtocolFailure(f"deal {number}: the implementation refused the deal: {_short(reply)}")
-        self._check_events(deal.get("events"), reply.get("events"), "deal")
+        self._check_events(deal.get("events"), reply, "deal")
         for index, step in enumerate(deal["steps"], start=1):
             self.position = {"deal": number, "step": index, "action": step["action"]}
             self._play_step(step)
@@ -640,6 +600,8 @@ class CaseRun:
             before = self._check_legal(step, before)
         phase = diagnosis.action_phase(action)
         reply = self.worker._ask("apply", action=action)
+        if isinstance(reply.get(NOTE), dict) and reply[NOTE].get("answered_by_runner"):
+            self.unchecked.add("opening bid placed by the engine")  # the runner's answer, not the engine's
         if "refused" in step:
             self._check_refusal(step, reply, before, phase)
             return
@@ -648,7 +610,7 @@ class CaseRun:
             self._record(diagnosis.refused_finding(phase, action, diagnosis.refusal_label(reply.get("refusal"))),
                          f"{_short(action)} was refused: {_refusal_text(reply.get('refusal'))}",
                          "accepted", reply.get("refusal"), before, ends=True)
-        self._check_events(step.get("events"), reply.get("events"), phase, before)
+        self._check_events(step.get("events"), reply, phase, before)
         if step.get("expect"):
             self._check_state(step["expect"], phase, before)
 
@@ -701,13 +663,18 @@ class CaseRun:
     def _visible(self, state: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in state.items() if k not in self.unsupported.state_fields}
 
-    def _check_events(self, expected: list[dict[str, Any]] | None, actual: Any, phase: str,
+    def _check_events(self, expected: list[dict[str, Any]] | None, reply: dict[str, Any], phase: str,
                       before: dict[str, Any] | None = None) -> None:
         if not expected:
             return
         wanted = [e for e in expected if e.get("type") not in self.unsupported.events]
         if len(wanted) < len(expected):
             self.unchecked.update(f"event {e.get('type')}" for e in expected if e.get("type") in self.unsupported.events)
+        note = reply.get(NOTE)
+        if isinstance(note, dict) and "unsure" in note:  # derived from its states: only what they tell is checked
+            wanted, unchecked = derive.expected_told(wanted, note["unsure"])
+            self.unchecked.update(unchecked)
+        actual = reply.get("events")
         actual = actual if isinstance(actual, list) else []
         missing = unmatched_event(wanted, actual)
         if missing is not None:

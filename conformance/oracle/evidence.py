@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from conformance.harness import diagnosis
 from conformance.harness.runner import equal
+from conformance.harness.session import Declarations
 from conformance.oracle import observe
 from spec.vocabulary import DifferenceKind
 
@@ -36,17 +37,18 @@ class Partial:
 
     actions: frozenset[str] = frozenset()
     state_fields: frozenset[str] = frozenset()
+    declared: Declarations | None = None  # the whole start reply, read: events derived, or sent
 
     @classmethod
-    def read(cls, value: Any) -> Partial:
+    def read(cls, value: Any, declared: Declarations | None = None) -> Partial:
         if not isinstance(value, dict):
-            return cls()
+            return cls(declared=declared)
 
         def words(key: str) -> frozenset[str]:
             found = value.get(key)
             return frozenset(str(w) for w in found) if isinstance(found, list) else frozenset()
 
-        return cls(words("actions"), words("state_fields"))
+        return cls(words("actions"), words("state_fields"), declared)
 
     def unsupported(self, action: str | None) -> bool:
         words = (action or "").split()
@@ -210,8 +212,10 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
     every observation the implementation showed after that point differs."""
     impl_steps = implementation.steps
     ref = reference
+    if partial.declared is not None and partial.declared.events_derived:
+        ref = observe.shown_record(reference, partial.declared)  # its events read off its states, as the implementation's
     if partial.actions or partial.state_fields:
-        ref = replace(reference, steps=tuple(_without(s, partial) for s in reference.steps))
+        ref = replace(ref, steps=tuple(_without(s, partial) for s in ref.steps))
     if implementation.broken:
         ref = replace(ref, steps=ref.steps[:len(impl_steps)], ended=implementation.ended)
     differing = [d for d in observe.compare(ref, implementation) if d.kind != DifferenceKind.RECORD or len(ref.steps) < len(impl_steps)]

@@ -46,6 +46,7 @@ from conformance.harness import diagnosis, outputs, process, reports, steps
 from conformance.oracle import asking, candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND
+from conformance.harness.session import Declarations
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from variants.applicability import controlling_knobs
 from variants.schema import knob_entry, rule_sections
@@ -105,6 +106,8 @@ class FitResult:
     # knob -> changes of other knobs that, with it at the profile's value, play the same on the corpus
     in_its_place: dict[str, list[Change]] = field(default_factory=dict)
     asked: list[asking.Asked] = field(default_factory=list)  # the questions put to the implementation
+    absent: frozenset[str] = frozenset()  # state fields the implementation declares absent
+    events_derived: bool = False  # the implementation sends no events: both sides' are read off their states
 
     @property
     def unchecked(self) -> int:
@@ -218,6 +221,7 @@ class Fitter:
         self.partial = evidence.Partial()
         self.implementation_name = ""
         self.start_reply: dict[str, Any] = {}
+        self.declared: Declarations | None = None  # what its start reply declares it sends less of
         self.memo: dict[tuple[str, str], evidence.Evidence] = {}
         self._by_source: dict[tuple[str, bytes], evidence.Evidence] = {}  # (case id, record source) -> its evidence
         self._sources: dict[str, set[bytes]] = {}  # case id -> the sources in _by_source: not read into records again
@@ -244,7 +248,7 @@ class Fitter:
     def observe_implementation(self) -> None:
         started = time.monotonic()
         records = self._observed(self.cases)
-        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"))
+        self.partial = evidence.Partial.read(self.start_reply.get("unsupported"), self.declared)
         self.impl_records = {record.case_id: record for record in records}
         self._by_source.clear()  # weighed against the records replaced here
         self._sources.clear()
@@ -277,6 +281,7 @@ class Fitter:
             first = next((o for o in pool.observers if o.name or o.offered is not None), pool.observers[0])
             self.implementation_name = self.implementation_name or first.name
             self.start_reply = self.start_reply or dict(getattr(first, "start_reply", None) or {})
+            self.declared = self.declared or first.declarations
             pool.close()
         return list(records)
 
@@ -407,7 +412,8 @@ class Fitter:
         residual = {case_id: e.differing for case_id, e in weighed.items() if e.differs}
         result = FitResult(self.profile_name, rules, kept, residual, len(ids), seconds, evaluations,
                            {case_id: self.by_id[case_id].knobs for case_id in residual}, weighed, equivalents,
-                           in_its_place)
+                           in_its_place, absent=self.partial.state_fields,
+                           events_derived=self.partial.declared is not None and self.partial.declared.events_derived)
         self._phase("equally consistent values", closing)
         return result
 
@@ -1674,6 +1680,11 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
              f"reference replays, {result.seconds:.1f} s"]
+    if result.absent:  # never compared: no value of a knob only they show is evidence
+        lines.append(f"# unchecked: the state fields {', '.join(sorted(result.absent))}, which the implementation "
+                     "declares absent (never compared)")
+    if result.events_derived:
+        lines.append("# events: derived from the states on both sides (the implementation sends none)")
     moved = _moved(result)
     if moved:
         for record, held in moved:

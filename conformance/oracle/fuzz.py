@@ -44,6 +44,7 @@ from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
+from conformance.harness.session import Declarations, Skipped
 from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, _short, equal
 from conformance.corpus.transcripts import TranscriptError, load
@@ -359,7 +360,7 @@ class Pair:
             answer = (reference.collect_trusted(posted) if posted is not None
                       else reference.trusted(PLAYOUT, deal=deal, **fields))
             return ReferenceDeal.of(deal, answer)
-        except (ProtocolFailure, observe.Skipped) as exc:
+        except (ProtocolFailure, Skipped) as exc:
             self.sides[1].kill()  # the implementation may be following another deal meanwhile (Lookahead)
             raise ReferenceFailed(f"the reference failed: {exc}") from None
 
@@ -432,7 +433,7 @@ class Pair:
                 posted = reference.post(requests + [playout])
                 reference.collect(posted[:1])
             return posted[1]
-        except (ProtocolFailure, observe.Skipped) as exc:
+        except (ProtocolFailure, Skipped) as exc:
             reference.kill()
             raise ReferenceFailed(f"the reference failed: {exc}") from None
 
@@ -747,7 +748,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             step = observe.StepRecord(number, index, action, None if before is None else before[1].legal,
                                       want.reply, want.state)
             steps.append(step)
-            differences = _compare(step, got, want, before, phase)
+            differences = _compare(step, got, want, before, phase, pair.sides[0].declarations)
             if differences and not (tolerate and tolerate(differences)):
                 cut = replace(scenario, deals=tuple(played))
                 return cut, Divergence(cut, differences)
@@ -785,12 +786,16 @@ def _both(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
-             before: tuple[observe.Turn, observe.Turn] | None, phase: str) -> tuple[observe.Difference, ...]:
+             before: tuple[observe.Turn, observe.Turn] | None, phase: str,
+             declared: Declarations | None = None) -> tuple[observe.Difference, ...]:
     """The differences at one step (``step`` is the reference's record of it; ``before`` the
     turns whose legal sets came before the action, None for the deal). When both sides wrote
-    the same bytes for the reply, the state and the legal set, they agree: no deep comparison."""
+    the same bytes for the reply, the state and the legal set, they agree: no deep comparison.
+    ``declared``: what the implementation declared; the reference's step is compared as an
+    implementation that sends less shows it (``observe.as_shown``)."""
     if got.lines[:2] == want.lines[:2] and (before is None or before[0].lines[2] == before[1].lines[2]):
         return ()
+    step = observe.as_shown(step, None if before is None else before[1].state, declared)
     legal = None if before is None else before[0].legal
     mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, got.state)
     expected = observe.CaseRecord("fuzz", (step,))
@@ -1213,7 +1218,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
         outcome.error = str(exc)
     except ProtocolFailure as exc:
         outcome.error = f"the implementation broke the protocol: {exc}"
-    except observe.Skipped as exc:
+    except Skipped as exc:
         outcome.error = f"the implementation skipped: {exc}"
     except ImplementationFailed as exc:
         outcome.error = str(exc) if str(exc).startswith("the implementation") else f"the implementation cannot be played: {exc}"
@@ -1225,6 +1230,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
     for found in outcome.findings:
         if not found.shrunk:
             found.unsaved = "the run stopped before it was shrunk"
+    outcome.notes += less_notes(pairs[0].sides[0].declarations)
     if outcome.findings:
         first = outcome.findings[0]
         outcome.divergence, outcome.trial, outcome.saved = first.divergence, first.trial, first.saved
@@ -1469,6 +1475,17 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
     return None
 
 
+def less_notes(declared: Declarations | None) -> list[str]:
+    """What the comparison leaves out for an implementation that sends less."""
+    notes = []
+    if declared is not None and declared.unsupported.state_fields:
+        notes.append(f"unchecked: the state fields {', '.join(sorted(declared.unsupported.state_fields))}, "
+                     "which the implementation declares absent (never compared)")
+    if declared is not None and declared.events_derived:
+        notes.append("events: derived from the states on both sides (the implementation sends none)")
+    return notes
+
+
 def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
     """The hunt in a few lines: each finding with its count, the deal it was first seen in and its transcript."""
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
@@ -1503,6 +1520,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
     for found in outcome.unreproducible:
         lines.append(f"  - {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, first in trial "
                      f"{found.trial} (seed {seed}): {found.proof}")
+    lines += outcome.notes
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "

@@ -31,7 +31,8 @@ from typing import Any, Sequence
 import yaml
 
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR
-from conformance.harness.process import Implementation, ProtocolFailure
+from conformance.harness.process import ProtocolFailure
+from conformance.harness.session import Session, Skipped
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND
 from spec.vocabulary import DECK, ExitCode
 ENDING_EVENTS = {"deal_scored", "redeal", "match_won", "match_drawn"}
@@ -56,8 +57,11 @@ class Recorder:
     """Plays seeded deals on one reference process."""
 
     def __init__(self, command: Sequence[str], timeout: float) -> None:
-        self.impl = Implementation(command, timeout)
-        self.ask("start", version=1)
+        self.impl = Session(command, timeout)
+        try:
+            self.impl.start()
+        except (ProtocolFailure, Skipped) as exc:
+            raise GenerationError(f"the reference did not start: {exc}\n{self.impl.stderr_tail()}") from None
 
     def ask(self, command: str, **fields: Any) -> dict[str, Any]:
         reply = self.impl.request(command, **fields)

@@ -23,14 +23,14 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Container, Iterable, Iterator, NamedTuple, Sequence, TypeVar
 
-from conformance.harness import diagnosis
+from conformance.harness import derive, diagnosis
 from conformance.harness.findings import Finding, Observed
 from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
-from conformance.harness.runner import (DECLARATIONS, DEFAULT_MATCH_STATE, REFERENCE_COMMAND,
-                                        START_FAILURES_BEFORE_GIVING_UP, START_GRACE,
+from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_FAILURES_BEFORE_GIVING_UP,
                                         TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
-                                        equal, identical, match_name, reasons_told, same, unmatched_event)
+                                        equal, identical, match_name, same, unmatched_event)
+from conformance.harness.session import DECLARATIONS, Declarations, Errored, Session, Skipped, judge
 from conformance.corpus.transcripts import Transcript
 from spec.vocabulary import DifferenceKind
 
@@ -176,7 +176,7 @@ class Observer:
         self.start_failures = 0
         self.cannot_start: CannotStart | None = None
         self.ever_started = False
-        self.impl: Implementation | None = None
+        self.impl: Session | None = None
         self.offered: Any = None
         self.reasons = True  # False: its refusals carry no reason (refusal_reasons: false in start)
         self.name = ""  # the implementation's name from its start reply
@@ -185,7 +185,8 @@ class Observer:
         self.start_reply: dict[str, Any] = {}
         self.documents: dict[str, Preencoded] = {}
         self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
-        self._launched: tuple[Implementation, list[Posted]] | None = None  # started, start reply unread
+        self._launched: Session | None = None  # started, start reply unread
+        self.declarations: Declarations | None = None
         # the cases ``replays`` has taken and not given back yet, the one being read first
         self._ahead: collections.deque[_Waiting] = collections.deque()
 
@@ -200,38 +201,38 @@ class Observer:
             if self.timeouts_in_a_row >= TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP:
                 raise Timeout(f"not run: the implementation timed out on {TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP} cases in a row")
             try:
-                impl = Implementation(self.command, max(self.timeout, START_GRACE))  # as the runner: slow loaders
+                impl = Session(self.command, self.timeout)  # as the runner: slow loaders get START_GRACE
             except CannotStart as exc:
                 self.cannot_start = exc  # no such file: trying again cannot help
                 raise
-            self._launched = impl, impl.post([("start", {"version": 1})])
+            impl.begin()
+            self._launched = impl
 
-    def _started(self) -> Implementation:
+    def _started(self) -> Session:
         if self.impl is None:
             self.launch()
             assert self._launched is not None
-            (impl, posted), self._launched = self._launched, None
+            impl, self._launched = self._launched, None
             try:
-                reply = self._kept(posted[0], impl.collect(posted)[0]).reply
-                _judge(posted[0], Answer(b"", reply))
+                declared = impl.started(self._kept)
             except (ProtocolFailure, Skipped) as exc:
                 impl.kill()
                 self.start_failures += 1
                 raise CannotStart(f"start failed: {exc}") from None
             self.start_failures, self.ever_started = 0, True
-            impl.timeout = self.timeout
-            self.impl, self.offered = impl, reply.get("profiles", "any")
-            self.reasons = reasons_told(reply)
-            self.start_reply = reply
-            about = reply.get("implementation")
-            self.name = str(about.get("name", "")) if isinstance(about, dict) else ""
-            self.batch = batch.offered(reply)
-            self.expects = self.batch and expectation.offered(reply)
+            self.impl, self.offered = impl, declared.profiles
+            self.declarations = declared
+            self.reasons = declared.reasons
+            self.start_reply = declared.reply
+            self.name = declared.name
+            # the session stands between the runner and an implementation that sends less: step by step
+            self.batch = batch.offered(declared.reply) and not declared.viewing
+            self.expects = self.batch and expectation.offered(declared.reply)
         return self.impl
 
     def kill(self) -> None:
         """Kill the process (a failed stream cannot be trusted); the next request starts another."""
-        for impl in (self.impl, self._launched[0] if self._launched else None):
+        for impl in (self.impl, self._launched):
             if impl is not None:
                 impl.kill()
         self.impl, self._launched = None, None
@@ -316,7 +317,7 @@ class Observer:
         self._started()
         name = match_name(self.offered, profile, self.fallbacks)
         if name is None:
-            raise Skipped(f"the implementation does not play profile {profile!r}")
+            raise Skipped("match", f"the implementation does not play profile {profile!r}")
         fields: dict[str, Any] = {"profile": name}
         if whole_state or match:
             fields["state"] = {**DEFAULT_MATCH_STATE, **(match or {})} if whole_state else match
@@ -764,10 +765,6 @@ def _plan(case: Transcript) -> _Plan:
     return plan
 
 
-class Skipped(Exception):
-    """The implementation answered ``skipped`` (or does not play the profile)."""
-
-
 def _clipped(value: Any) -> Any:
     if isinstance(value, (str, list, dict)) and (len(value) > 64 or _too_deep(value)):
         return clip_value(value)[0]
@@ -806,32 +803,9 @@ def _judge(item: Posted, answer: Answer) -> None:
     _check(item.command, answer.reply)
 
 
-class Errored(ProtocolFailure):
-    """An ``errored`` reply, read whole: the stream is still in step. The trusted reference
-    answers so when a candidate's rules end a deal elsewhere than the case (the next ``deal``
-    comes during play): a hundred times in a fit, each of which used to cost a new process
-    and every document and expectation sent to it again."""
-
-    def __init__(self, message: str, command: str) -> None:
-        super().__init__(message)
-        self.command = command  # the request answered so
-
-
 def _check(command: str, reply: dict[str, Any]) -> None:
     """Skipped for a ``skipped`` reply, Errored for an ``errored`` one."""
-    if "skipped" in reply:
-        raise Skipped(said(reply["skipped"], "reason"))
-    if "errored" in reply:
-        raise Errored(f"errored on {command!r}: {said(reply['errored'], 'message')}", command)
-
-
-def said(value: Any, field: str) -> str:
-    """The text an implementation gave (``{"reason": ...}``, ``{"message": ...}``) as a reader
-    reads it: the field's text, else the value as JSON, never a Python repr; clipped."""
-    text = value.get(field) if isinstance(value, dict) else None
-    if not isinstance(text, str):
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= 500 else text[:500] + "..."
+    judge(command, reply)
 
 
 class BatchObserver(Observer):
@@ -1077,6 +1051,33 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
 
 
 _ABSENT = object()  # a field a state does not have
+
+
+def as_shown(step: StepRecord, before: dict[str, Any] | None, declared: Declarations | None) -> StepRecord:
+    """The reference's step as an implementation that sends less shows it (docs/protocol.md,
+    Declarations for less): without the state fields it declares absent, its events read off
+    the states as the session reads the implementation's. ``before``: the reference's state
+    before the step (None for the deal)."""
+    if declared is None or not (declared.events_derived or declared.unsupported.state_fields):
+        return step
+    absent = declared.unsupported.state_fields
+    state = {k: v for k, v in step.state.items() if k not in absent} if absent else step.state
+    reply = step.reply
+    if declared.events_derived and reply.accepted:
+        prior = None if before is None else {k: v for k, v in before.items() if k not in absent}
+        reply = Reply(True, derive.derive(prior, step.action, state).events)
+    return replace(step, reply=reply, state=state)
+
+
+def shown_record(record: CaseRecord, declared: Declarations | None) -> CaseRecord:
+    """A whole record of the reference as ``as_shown`` shows each step."""
+    if declared is None or not (declared.events_derived or declared.unsupported.state_fields):
+        return record
+    steps, before = [], None
+    for step in record.steps:
+        steps.append(as_shown(step, before if step.step > 0 else None, declared))
+        before = step.state
+    return replace(record, steps=tuple(steps))
 
 
 def with_changes(record: CaseRecord) -> CaseRecord:

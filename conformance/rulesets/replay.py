@@ -37,7 +37,8 @@ from typing import Any, Iterable, Iterator, Sequence
 import variants
 from conformance.corpus.transcripts import CASES_DIR, CaseBug, Transcript, TranscriptError, discover, load
 from conformance.harness import outputs
-from conformance.harness.process import Implementation, ProtocolFailure
+from conformance.harness.process import ProtocolFailure
+from conformance.harness.session import Errored, Session, Skipped, judge
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.rulesets import explain
 from spec.vocabulary import ExitCode, Phase
@@ -291,7 +292,7 @@ class Replayer:
 
     def __init__(self, command: Sequence[str] = REFERENCE_COMMAND, timeout: float = TIMEOUT) -> None:
         self.command, self.timeout = list(command), timeout
-        self.impl: Implementation | None = None
+        self.impl: Session | None = None
         self._documents: dict[str, dict[str, Any]] = {}
 
     def __enter__(self) -> Replayer:
@@ -306,17 +307,16 @@ class Replayer:
             self.impl = None
 
     def _ask(self, command: str, **fields: Any) -> dict[str, Any]:
-        if self.impl is None:
-            self.impl = Implementation(self.command, self.timeout)
-            reply = self.impl.request("start", version=1)
-            if reply.get("version") != 1:
-                raise ProtocolFailure(f"start: version {reply.get('version')!r}; expected 1")
-        reply = self.impl.request(command, **fields)
-        for problem in ("errored", "skipped"):
-            if problem in reply:
-                detail = reply[problem]
-                text = detail.get("message") or detail.get("reason") if isinstance(detail, dict) else detail
-                raise ProtocolFailure(f"{command}: the implementation replied {problem}: {text}")
+        try:
+            if self.impl is None:
+                self.impl = Session(self.command, self.timeout)
+                self.impl.start()
+            reply = self.impl.request(command, **fields)
+            judge(command, reply)
+        except Skipped as exc:
+            raise ProtocolFailure(f"{exc.command}: the implementation replied skipped: {exc.reason}") from None
+        except Errored as exc:
+            raise ProtocolFailure(f"{exc.command}: the implementation replied errored: {exc.text}") from None
         return reply
 
     def _document(self, profile: str) -> dict[str, Any]:

@@ -108,3 +108,18 @@ def test_the_1k_adapter_gives_its_recorded_results_on_the_whole_polish_corpus(tm
     assert data["implementation"]["name"] == "1k"
     assert data["unsupported"]["state_fields"] == ["bolts", "barrel"], "bolts and barrel are declared absent"
     assert data["partially_checked"] > 0, "the cases that check bolts or barrel count as partially checked"
+
+
+def test_the_quick_start_template_fails_as_the_quick_start_shows(tmp_path: Path) -> None:
+    """docs/quickstart.md, steps 2, 4 and 5, followed literally: the template copied as it is
+    fails every starter case at its first unwritten method, as the page's output says."""
+    shutil.copy(ROOT / "examples" / "adapters" / "python" / "template.py", tmp_path / "my_adapter.py")
+    finished = subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "verify", "--case-list", str(STARTER), "--", sys.executable, "my_adapter.py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=HANG_GUARD)
+    shown = (ROOT / "docs" / "snippets" / "quickstart-template.txt").read_text(encoding="utf-8").splitlines()
+    assert finished.returncode == 1
+    got = finished.stdout.replace(sys.executable, "python").splitlines()
+    assert got[:4] == shown[1:5]  # the first failure: case, message, where, knobs
+    assert shown[-6] == "38 error" and got[-6:] == shown[-6:]  # the summary and the root cause
+    assert "quickstart.md" in (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("Implementers:")[1].splitlines()[1]

@@ -100,6 +100,7 @@ ROOMS: dict[str, set[str]] = {
     "oracle": {"harness", "corpus", "terminal"},
     "rulesets": {"harness", "corpus", "terminal"},
     "cli": {"oracle", "rulesets", "harness", "corpus", "terminal"},
+    "kit": set(),  # the adapter kit runs in an engine's adapter: it needs nothing of the runner
 }
 # conformance/ keeps at most three modules of its own (issue 20): the package, terminal, nothing else.
 OWN_MODULES = {"__init__.py", "terminal.py"}

@@ -1,83 +1,35 @@
 #!/usr/bin/env python3
-"""A toy Thousand engine that speaks protocol v1 and plays only the auction.
+"""A toy Thousand engine on the Python adapter kit: it plays only the auction.
 
-It is the skeleton an implementer copies: read one JSON request per line on stdin,
-dispatch on ``cmd``, echo ``seq``, write one JSON reply per line on stdout. The rules
-come from the resolved profile document the runner sends with ``match`` (we answer
-``profiles: "any"``), so the same code plays every profile. Anything past the auction
-is answered with ``skipped``: the runner then counts the case as skipped, not failed.
-Standard library only; see docs/verify.md for the walk-through.
+The kit (``conformance.kit``, installed with ``thousand``) speaks protocol v1; this file
+is the engine and the four methods an author writes: ``deal``, ``legal``, ``apply`` and
+``state``. The rules come from the resolved profile document (``profiles = "any"``), so
+the same code plays every profile. Past the auction it raises ``kit.Skip``: the runner
+counts the case as skipped, not failed. The events are derived by the runner from the
+states. See docs/quickstart.md.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from typing import Any
 
-RANKS, SUITS = ["A", "10", "K", "Q", "J", "9"], ["S", "C", "D", "H"]
-CARDS = {rank + suit for rank in RANKS for suit in SUITS}
-AMOUNT = re.compile(r"0|[1-9][0-9]*")  # whole number, no sign, no leading zeros
+from conformance import kit
+from conformance.kit import Refused
 
 
-class Refused(Exception):
-    """An action the rules refuse; the state is left unchanged."""
+class Auction(kit.Engine):
+    name, version, profiles = "toy-auction-python", "1.0", "any"
 
-    def __init__(self, reason: str, message: str, malformed: bool = False) -> None:
-        super().__init__(message)
-        self.refusal = {"class": "malformed" if malformed else "illegal", "reason": reason, "message": message}
-
-
-def parse(action: Any) -> tuple[str, int | None]:
-    """('bid', amount), ('pass', None), ('claim', None) for a redeal claim, or ('later', None)
-    for a well-formed action of a later phase."""
-    words = action.split(" ") if isinstance(action, str) else []
-    if words == ["pass"]:
-        return "pass", None
-    if len(words) == 2 and words[0] in ("bid", "contract") and AMOUNT.fullmatch(words[1]):
-        return (words[0], int(words[1])) if words[0] == "bid" else ("later", None)
-    if action in ("redeal", "no_redeal"):
-        return "claim", None
-    if action == "give_up":
-        return "later", None
-    if len(words) == 3 and words[0] == "give":
-        cards = words[1:]
-    elif words[:1] == ["play"] and len(words) in (2, 3) and words[2:] in ([], ["marriage"], ["aces"]):
-        cards = words[1:2]
-    else:
-        raise Refused("malformed_action", f"{action!r} is not a canonical action", malformed=True)
-    if any(card not in CARDS for card in cards):
-        raise Refused("unknown_card", f"{action!r} names an unknown card", malformed=True)
-    return "later", None
-
-
-class Auction:
-    """One match of the toy engine: the knobs, the match scores and the current auction."""
-
-    def __init__(self, document: dict[str, Any], match_state: dict[str, Any]) -> None:
-        rules = document["rules"]
-        self.knobs, self.marriage_values = rules["auction"], rules["marriages"]["values"]
-        self.four_aces = rules["marriages"].get("four_aces")  # null unless the profile scores them
-        self.match_state = {key: match_state.get(key, [0, 0, 0]) for key in ("scores", "bolts", "give_ups")}
-        self.match_state["barrel"] = match_state.get("barrel", [{"on": False, "attempts": 0, "failed_visits": 0}] * 3)
-
-    def deal(self, dealer: int, hands: list[list[str]]) -> None:
-        self.dealer, self.hands, self.phase = dealer, hands, "auction"
-        self.to_act = (dealer + 1) % 3  # the opener is left of the dealer
-        self.high_bid: int | None = None
-        self.high_bidder: int | None = None  # becomes the declarer when the auction ends
-        self.declarer: int | None = None
-        self.history: list[dict[str, Any]] = []
-        self.passed = [False, False, False]
+    # --- the engine: the auction's rules, read from the profile document ---
 
     def marriage_limit(self, hand: list[str]) -> tuple[bool, int]:
         """Whether the 7-card hand holds a marriage (or four aces, where scored), and the
         highest bid the marriage rule and the ceiling allow it."""
-        k = self.knobs
-        worths = [v for suit, v in self.marriage_values.items() if "K" + suit in hand and "Q" + suit in hand]
-        if self.four_aces and all("A" + suit in hand for suit in SUITS):
-            worths.append(self.four_aces)
+        k, values = self.knobs, self.rules["marriages"]["values"]
+        worths = [v for suit, v in values.items() if "K" + suit in hand and "Q" + suit in hand]
+        four_aces = self.rules["marriages"].get("four_aces")
+        if four_aces and all("A" + suit in hand for suit in kit.SUITS):
+            worths.append(four_aces)
         if k["marriage_needed_above"] is None:
             return bool(worths), k["max_bid"]
         if not worths:
@@ -90,6 +42,12 @@ class Auction:
         k = self.knobs
         step = k["high_bid_step"] if k["high_bid_step"] and amount > k["high_bid_from"] else k["bid_step"]
         return bool(amount == k["opening_bid"] or (amount > k["opening_bid"] and amount % step == 0))
+
+    def next_amount(self, amount: int) -> int:
+        nxt = amount + 1
+        while not self.on_grid(nxt):
+            nxt += 1
+        return nxt
 
     def check_bid(self, amount: int) -> None:
         """Raise Refused with the reason code of DESIGN.md, checked in the reference's order."""
@@ -106,18 +64,25 @@ class Auction:
             raise Refused("bid_jump_not_allowed", f"the only raise is to {self.next_amount(high)}")
         if k["stop_at"] is not None and amount > k["stop_at"] and (high is None or high < k["stop_at"]):
             raise Refused("bid_past_stop", f"the auction must stand at {k['stop_at']} first")
-        held, top = self.marriage_limit(self.hands[self.to_act])
+        held, top = self.marriage_limit(self.hands[self.to_act or 0])
         if amount > top:
-            reason = "bid_above_ceiling" if held else "bid_needs_marriage"
-            raise Refused(reason, f"{amount} is above {top}, the most this hand may bid")
+            raise Refused("bid_above_ceiling" if held else "bid_needs_marriage", f"{amount} is above {top}")
 
-    def next_amount(self, amount: int) -> int:
-        nxt = amount + 1
-        while not self.on_grid(nxt):
-            nxt += 1
-        return nxt
+    # --- the four methods the kit calls ---
+
+    def deal(self, deal: kit.Deal) -> None:
+        self.rules = deal.document["rules"]
+        self.knobs = self.rules["auction"]
+        self.dealer, self.hands, self.match, self.phase = deal.dealer, deal.hands, deal.match, "auction"
+        self.to_act: int | None = (deal.dealer + 1) % 3  # the opener is left of the dealer
+        self.high_bid: int | None = None
+        self.high_bidder: int | None = None  # becomes the declarer when the auction ends
+        self.history: list[dict[str, Any]] = []
+        self.passed = [False, False, False]
 
     def legal(self) -> list[str]:
+        if self.phase != "auction":
+            raise kit.Skip("this toy engine plays only the auction")
         actions = [] if self.high_bid is None else ["pass"]  # the opener may never pass first
         amount = self.knobs["opening_bid"] if self.high_bid is None else self.next_amount(self.high_bid)
         while amount <= self.knobs["max_bid"]:
@@ -129,85 +94,37 @@ class Auction:
             amount = self.next_amount(amount)
         return actions
 
-    def apply(self, action: Any) -> list[dict[str, Any]]:
-        kind, amount = parse(action)
-        if kind == "later":
-            raise Refused("wrong_phase", f"{action!r} is not an action of the auction")
-        if kind == "claim":
+    def apply(self, action: kit.Action) -> None:
+        if self.phase != "auction":
+            raise kit.Skip("this toy engine plays only the auction")
+        if action.kind in ("redeal", "no_redeal"):
             raise Refused("redeal_not_allowed", "no redeal claim window is open")
-        if kind == "pass" and self.high_bid is None:
+        if action.kind not in ("bid", "pass"):
+            raise Refused("wrong_phase", f"{action.text!r} is not an action of the auction")
+        if action.kind == "pass" and self.high_bid is None:
             raise Refused("opener_must_bid", "the opener may not pass first")
-        if amount is not None:
-            self.check_bid(amount)
-            self.high_bid, self.high_bidder = amount, self.to_act
-        self.passed[self.to_act] = kind == "pass"
-        self.history.append({"player": self.to_act, "action": action})
-        if sum(self.passed) == 2:
-            # Both others passed: the last bidder is declarer (ruling 2). A full engine would
-            # now take the talon and open the before_exchange claim window.
-            assert self.high_bidder is not None  # the opener always bids before anyone passes
-            self.phase = "exchange"
-            self.declarer = self.to_act = self.high_bidder
-            return [{"type": "auction_won", "player": self.declarer, "bid": self.high_bid}]
+        if action.amount is not None:
+            self.check_bid(action.amount)
+            self.high_bid, self.high_bidder = action.amount, self.to_act
+        assert self.to_act is not None
+        self.passed[self.to_act] = action.kind == "pass"
+        self.history.append({"player": self.to_act, "action": action.text})
+        if sum(self.passed) == 2:  # both others passed: the last bidder is declarer (ruling 2)
+            self.phase, self.to_act = "exchange", self.high_bidder
+            return
         self.to_act = (self.to_act + 1) % 3
         while self.passed[self.to_act]:
             self.to_act = (self.to_act + 1) % 3
-        return []
 
     def state(self) -> dict[str, Any]:
-        hands = [sorted(h, key=lambda c: (SUITS.index(c[-1]), RANKS.index(c[:-1]))) for h in self.hands]
-        # The fields below the first line are what a full engine tracks after the auction;
-        # the toy reports their values at the start of a deal so the reply stays well-formed.
+        # Past the first line: what a full engine tracks after the auction, at the deal's start.
         return {"phase": self.phase, "to_act": self.to_act, "dealer": self.dealer, "auction": self.history,
-                "high_bid": self.high_bid, "declarer": self.declarer, "hands": hands, **self.match_state,
+                "high_bid": self.high_bid, "declarer": self.high_bidder if self.phase != "auction" else None,
+                "hands": [kit.sort_cards(hand) for hand in self.hands], **self.match,
                 "next_dealer": None, "contract": None, "talon_shown": False, "talon": None, "trump": None,
                 "trick": [], "trick_number": None, "tricks_won": [0, 0, 0], "card_points": [0, 0, 0],
                 "marriages": [[], [], []], "deal_result": None, "winner": None}
 
 
-def handle(request: dict[str, Any], game: Auction | None) -> tuple[dict[str, Any], Auction | None]:
-    """The reply (without seq) to one request, and the game after it."""
-    cmd = request.get("cmd")
-    if cmd == "start":
-        return {"version": 1, "profiles": "any", "implementation": {
-            "name": "toy-auction-python", "version": "1.0", "language": "Python", "homepage": ""}}, game
-    if cmd == "match":
-        return {"ok": True}, Auction(request["document"], request.get("state", {}))
-    if cmd == "stop":
-        return {"ok": True}, game
-    if game is None:
-        return {"errored": {"message": f"{cmd!r} before 'match'"}}, game
-    if cmd == "deal":
-        game.deal(request["dealer"], request["hands"])
-        return {"ok": True, "events": []}, game
-    if cmd == "state":
-        return {"state": game.state()}, game
-    if game.phase != "auction":
-        return {"skipped": {"reason": "this toy engine plays only the auction"}}, game
-    if cmd == "legal":
-        return {"actions": game.legal()}, game
-    if cmd == "apply":
-        try:
-            return {"ok": True, "events": game.apply(request.get("action"))}, game
-        except Refused as refused:
-            return {"ok": False, "refusal": refused.refusal}, game
-    return {"errored": {"message": f"unknown cmd {cmd!r}"}}, game
-
-
-def main() -> None:
-    game: Auction | None = None
-    for line in sys.stdin:
-        request: Any = None
-        try:
-            request = json.loads(line)
-            reply, game = handle(request, game)
-        except Exception as exc:  # bad input gets an `errored` reply, never a dead process
-            reply = {"errored": {"message": f"{type(exc).__name__}: {exc}"}}
-        request = request if isinstance(request, dict) else {}
-        print(json.dumps({"seq": request.get("seq"), **reply}), flush=True)  # flush: the runner waits
-        if request.get("cmd") == "stop":
-            return
-
-
 if __name__ == "__main__":
-    main()
+    kit.serve(Auction())
