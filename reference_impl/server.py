@@ -21,7 +21,6 @@ import argparse
 import collections
 import gc
 import json
-import marshal
 import re
 import sys
 from typing import Any, BinaryIO, Callable, Iterator, Mapping, TextIO

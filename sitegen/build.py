@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 import yaml
@@ -30,7 +28,6 @@ from conformance.cli.report import markdown_text
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
 from spec.vocabulary import ExitCode
-from variants.schema import rule_sections
 
 ROOT = SPEC_DIR.parent
 DOCS = ROOT / "docs"

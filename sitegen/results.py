@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import io
 import json
 import subprocess
 import sys

@@ -10,7 +10,6 @@ import argparse
 import difflib
 import functools
 import math
-import shlex
 import signal
 import sys
 import traceback

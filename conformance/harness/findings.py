@@ -16,7 +16,6 @@ knobs in common, which would hide a second mistake decided by the same rules.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from enum import Enum

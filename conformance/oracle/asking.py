@@ -18,7 +18,6 @@ the search uses; nothing here reads numbers or guesses values.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 import time
