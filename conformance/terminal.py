@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Callable, TextIO
 
 
@@ -20,14 +21,30 @@ def silence_stdout() -> None:
         pass
 
 
-def terminal_progress(tool: str) -> Callable[[str], None]:
-    """One updating line on stderr when it is a terminal; nothing otherwise (see ``clear_progress``)."""
+def terminal_progress(tool: str, plain_every: float | None = None) -> Callable[[str], None]:
+    """One updating line on stderr when it is a terminal (see ``clear_progress``); otherwise
+    nothing, or with ``plain_every`` a plain line once that many seconds have passed and then
+    at most as often, so that a long run written to a log or a pipe is not silent for minutes
+    (a short one, an error said in one line, stays as it was)."""
     if not sys.stderr.isatty():
-        return lambda text: None
+        return _plain_progress(tool, plain_every) if plain_every is not None else (lambda text: None)
 
     def show(text: str) -> None:
         sys.stderr.write(f"\r\033[K{tool}: {text[:150]}")
         sys.stderr.flush()
+
+    return show
+
+
+def _plain_progress(tool: str, every: float) -> Callable[[str], None]:
+    last = [time.monotonic()]
+
+    def show(text: str) -> None:
+        now = time.monotonic()
+        if now - last[0] >= every:
+            last[0] = now
+            sys.stderr.write(f"{tool}: {printable(text[:150])}\n")
+            sys.stderr.flush()
 
     return show
 

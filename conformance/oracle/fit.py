@@ -68,6 +68,13 @@ TIED = 8  # changes as good as the best on a group's sample carried on or checke
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 CARRIED = 2  # and a number's first values (its readings), whatever they did alone
 Rules = dict[str, dict[str, Any]]
+# Before a residual cause is called a rule the schema has no knob for, pairs of its switches
+# (enum and boolean knobs) are tried on its cases: so many switches, rule sets and cases at most
+PAIR_SWITCHES = 6
+PAIR_BUDGET = 40
+PAIR_CASES = 8
+PAIR_CAUSES = 4  # causes so checked, the largest first
+PLAIN_PROGRESS_EVERY = 10.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
 
 
 @dataclass(frozen=True)
@@ -265,6 +272,9 @@ class Fitter:
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
             self.contradicted[record.case_id] = evidence.contradicted(record)
+        # one situation answered two ways in two cases: neither answer is evidence of a rule
+        for case_id, keys in residual.inconsistent(self.impl_records, self.by_id).items():
+            self.contradicted[case_id] = self.contradicted.get(case_id, frozenset()) | keys
         self.read = candidates.readings(cut for cut, _after in self.shown.values())
         self.timing["observing the implementation"] = time.monotonic() - started
 
@@ -702,6 +712,71 @@ class Fitter:
     def _values(self, knob: str, rules: Rules) -> list[Any]:
         section, _, name = knob.partition(".")
         return candidates.values(knob, rules[section][name], self.read)
+
+    def causes(self, result: FitResult) -> list[residual.Cause]:
+        """The residual's causes, each consistent one the residual would call a rule the schema
+        has no knob for first searched in its switches, alone and in pairs (``paired``): one that
+        such values reproduce is said so instead (fit's joint search reaches only some pairs)."""
+        found = residual.causes(result.weighed, self.impl_records, result.exercised, self.profile_name, self.tried,
+                                self.by_id)
+        checked = 0
+        for index, cause in enumerate(found):
+            if cause.verdict != residual.NO_KNOB or checked >= PAIR_CAUSES:
+                continue
+            checked += 1
+            self.progress(f"searching pairs of switches for {cause.signature}")
+            pair = self.paired(result.rules, cause)
+            if pair is not None:
+                changes, fixed = pair
+                found[index] = replace(cause, verdict=residual.PAIRED, why=(
+                    f"{' with '.join(c.text() for c in changes)} reproduces {fixed} more observation(s) of its cases "
+                    "and leaves its difference in none; fit did not adopt it (over every case it breaks others, "
+                    "or the joint search never reached it)"))
+            else:
+                found[index] = replace(cause, why=cause.why + f"; {self.pairs_tried} change(s) of one or two of its "
+                                                              "switches tried on its cases reproduce it in none")
+        return found
+
+    pairs_tried = 0  # rule sets the last ``paired`` tried
+
+    def paired(self, rules: Rules, cause: residual.Cause) -> tuple[tuple[Change, ...], int] | None:
+        """One switch of a cause's knobs, or two changed together, that set its cases right where
+        its difference shows: fewer observations missed over them, its signature in none of their
+        findings and no new one among them. (fit's stop rule tries each single change too, but over every case, where
+        it may break others.) Bounded: PAIR_SWITCHES switches, PAIR_BUDGET rule sets, PAIR_CASES
+        cases."""
+        ids = [c for c in cause.cases if c in self.by_id][:PAIR_CASES]
+        switches = [k for k in cause.knobs if k in self.knobs and self._switch(k, rules)][:PAIR_SWITCHES]
+        now = self.weigh(rules, ids)
+        before = sum(len(e.missed) for e in now.values())
+        # a change that trades its difference for another (the duty to beat switched off where an
+        # engine skips it only on trump leads: the plain leads then differ) reproduces nothing
+        allowed = {f["signature"] for e in now.values() for f in observe.findings(e.differing)} - {cause.signature}
+        self.pairs_tried = 0
+        singles = [(Change(k, v),) for k in switches for v in self._others(k, rules)]
+        pairs = [(Change(k, a), Change(m, b)) for k, m in itertools.combinations(switches, 2)
+                 for a in self._others(k, rules) for b in self._others(m, rules)]
+        for changes in [*singles, *pairs]:
+            new_rules = set_knob(rules, changes)
+            if not self.consistent(new_rules):
+                continue
+            if self.pairs_tried >= PAIR_BUDGET:
+                return None
+            self.pairs_tried += 1
+            after = self.weigh(new_rules, ids)
+            missed = sum(len(e.missed) for e in after.values())
+            shown = {f["signature"] for e in after.values() for f in observe.findings(e.differing)}
+            if missed < before and shown <= allowed:
+                return changes, before - missed
+        return None
+
+    def _switch(self, knob: str, rules: Rules) -> bool:
+        """An enum or boolean knob: every value it takes is a word or a truth value."""
+        return all(isinstance(v, (bool, str)) for v in self._values(knob, rules))
+
+    def _others(self, knob: str, rules: Rules) -> list[Any]:
+        section, _, name = knob.partition(".")
+        return [v for v in self._values(knob, rules) if v != rules[section][name]]
 
     def _joint(self, rules: Rules, group: Group, also: frozenset[str] = frozenset()) -> list[tuple[Change, ...]]:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
@@ -1513,7 +1588,7 @@ def _fit(args: argparse.Namespace) -> int:
     if not cases:
         print(f"thousand fit: no case lists profile {profile.name!r}", file=sys.stderr)
         return 2
-    progress = terminal_progress("fit")
+    progress = terminal_progress("fit", PLAIN_PROGRESS_EVERY)
     fitter = Fitter(profile.name, cases, command, args.jobs, args.timeout, progress)
     try:
         with process.supervised():
@@ -1532,6 +1607,7 @@ def _fit(args: argparse.Namespace) -> int:
                       "no fitted profile written", file=sys.stderr)
                 return reports.EXIT_CANNOT_START
             result = fitter.run()
+            found = fitter.causes(result)
     finally:
         fitter.close()
         clear_progress()
@@ -1542,9 +1618,7 @@ def _fit(args: argparse.Namespace) -> int:
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
         return reports.EXIT_INTERNAL
-    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
-                           fitter.by_id)
-    print(report(result, text, found))
+    print(report(result, text, found, profile))
     if args.output:
         try:
             args.output.write_text(text, encoding="utf-8")
@@ -1591,14 +1665,21 @@ def _implementation_name(fitter: Fitter) -> str:
     return cleaned or "the implementation"
 
 
-def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
+def report(result: FitResult, text: str, found: Sequence[residual.Cause] = (),
+           profile: variants.ResolvedProfile | None = None) -> str:
+    """The fit's summary lines, then the fitted file's ``text``. With ``profile``, a change
+    names only knobs the fitted rules leave at another value than the profile's (a knob put
+    back, or moved back by a later change, is no change of the file)."""
     checked = sum(e.checked for e in result.weighed.values())
+    moved = set(changed_knobs(profile, result.rules)) if profile is not None else None
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "
              f"reference replays, {result.seconds:.1f} s"]
-    if result.accepted:
-        for record in result.accepted:
-            lines.append(f"# changed {', '.join(ch.text() for ch in record.changes)}: reproduces "
+    shown = [(record, [ch for ch in record.changes if moved is None or ch.knob in moved]) for record in result.accepted]
+    shown = [(record, changes) for record, changes in shown if changes]
+    if shown:
+        for record, changes in shown:
+            lines.append(f"# changed {', '.join(ch.text() for ch in changes)}: reproduces "
                          f"{record.observations_fixed} more observation(s) ({record.cases_fixed} whole case(s)), "
                          f"e.g. {record.example}")
     else:
@@ -1610,7 +1691,7 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
                      "plays the same on these cases")
     lines.append(text.rstrip())
     if result.residual:
-        missed = sum(len(e.missed) for e in result.weighed.values())
+        missed = sum(len(e.missed - e.reordered) for e in result.weighed.values())
         aside = sum(len(e.set_aside) for e in result.weighed.values())
         tried = "that no value fit tried of their deciding knobs reproduces"
         if aside:  # the two kinds apart: a knob could not be found, or no rules play it at all
