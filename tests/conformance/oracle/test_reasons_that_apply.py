@@ -1,7 +1,7 @@
 """Reasons that apply (issue 48, item 4): where several refusal reasons apply to one action,
 the reference names them all and verify, fit and fuzz accept any one of them.
 
-The case polish/marriages/not-held-and-not-on-lead declares a marriage with a ten, not on
+The case polish/marriages/not-held-and-not-on-lead (tests/fixtures/reasons) declares a marriage with a ten, not on
 lead: both ``marriage_not_held`` and ``marriage_not_on_lead`` apply and no rule orders them.
 ``hostile_reference.py second-reason`` answers the second reason the reference lists."""
 
@@ -16,10 +16,12 @@ from pathlib import Path
 from conformance.cli import main
 from variants import resolve
 from conformance.oracle import fit, observe
-from tests.support.paths import FAKE_IMPLS, ROOT
+from conformance.corpus.transcripts import CASES_DIR
+from tests.support.paths import FAKE_IMPLS, FIXTURES, ROOT
 
 SECOND_REASON = [sys.executable, str(FAKE_IMPLS / "hostile_reference.py"), "second-reason"]
 CASE = "polish/marriages/not-held-and-not-on-lead"
+REASONS = FIXTURES / "reasons"  # the case's folder of transcripts (a corpus of one)
 
 
 def _reference_reply(requests: list[dict[str, object]]) -> dict[str, object]:
@@ -31,7 +33,7 @@ def _reference_reply(requests: list[dict[str, object]]) -> dict[str, object]:
 
 
 def test_the_reference_names_every_reason_that_applies_the_first_as_reason() -> None:
-    case = fit.cases_for({"polish"}, [], [CASE])[0]
+    case = fit.cases_for({"polish"}, [REASONS], [CASE])[0]
     deal = case.deals[0]
     steps = deal["steps"]
     at = next(i for i, s in enumerate(steps) if "refused" in s)
@@ -50,9 +52,9 @@ def test_the_reference_names_every_reason_that_applies_the_first_as_reason() -> 
 
 
 def test_verify_accepts_the_second_reason_and_not_another(tmp_path: Path) -> None:
-    assert main(["verify", "-k", CASE, "--profile", "polish", "--", *SECOND_REASON]) == 0
+    assert main(["verify", "--cases", str(REASONS), "--profile", "polish", "--", *SECOND_REASON]) == 0
     # the transcript listing one reason only still holds an engine to it
-    case = (ROOT / "conformance/cases" / f"{CASE}.yaml").read_text(encoding="utf-8")
+    case = (REASONS / f"{CASE}.yaml").read_text(encoding="utf-8")
     single = case.replace("refused: [marriage_not_held, marriage_not_on_lead]", "refused: marriage_not_held")
     assert single != case
     folder = tmp_path / "polish" / "marriages"
@@ -79,7 +81,7 @@ def test_a_refusal_agrees_when_its_reason_is_one_that_applies() -> None:
 
 
 def test_fit_finds_nothing_to_explain_in_the_second_reason() -> None:
-    cases = fit.cases_for({"polish"}, [], [CASE, "polish/marriages/not-on-lead"])
+    cases = fit.cases_for({"polish"}, [REASONS, CASES_DIR], [CASE, "polish/marriages/not-on-lead"])
     assert len(cases) == 2, "the case of two reasons is a valid transcript"
     fitter = fit.Fitter("polish", cases, SECOND_REASON)
     try:
