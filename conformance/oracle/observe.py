@@ -63,13 +63,17 @@ class Reply:
         return written_reasons(self.reasons or ("",))
 
     def agrees(self, other: Reply) -> bool:
-        """Do the two refusals agree: the same class, and a reason that applies on one side is
-        the other's (either side may be the reference, which tells every reason that applies)."""
+        """Does ``other`` (the implementation's) refuse as this reply (the reference's) does: the
+        same class, and its reason one of those that apply here. Only the reference's list
+        counts: an implementation that lists reasons of its own (the reference under house
+        rules, checked against other rules) still names first the one it refuses for, and a
+        reason that does not apply under the rules compared is a difference (a bid refused as
+        above a maximum of 300 where rules with a maximum of 400 refuse it only as a jump)."""
         if self.refusal == other.refusal:
             return True
         if self.refusal is None or other.refusal is None or self.refusal[0] != other.refusal[0]:
             return False
-        return other.refusal[1] in self.reasons or self.refusal[1] in other.reasons
+        return other.refusal[1] in self.reasons
 
 
 @dataclass(frozen=True)
