@@ -269,6 +269,7 @@ class Fitter:
         self._sources.clear()
         for record in records:
             cut, after = evidence.shown(record, self.partial)
+            after += sum(1 for step in cut.steps if step.step and step.legal is None)  # a legal set it skipped
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
             self.contradicted[record.case_id] = evidence.contradicted(record)
