@@ -15,7 +15,7 @@ from pathlib import Path
 
 from conformance.cli import main
 from variants import resolve
-from conformance.oracle import fit, observe
+from conformance.oracle import expectation, fit, observe
 from conformance.corpus.transcripts import CASES_DIR
 from tests.support.paths import FAKE_IMPLS, FIXTURES, ROOT
 
@@ -90,3 +90,13 @@ def test_fit_finds_nothing_to_explain_in_the_second_reason() -> None:
     finally:
         fitter.close()
     assert result.accepted == [] and result.residual == {}
+
+
+def test_an_expectation_holds_the_reasons_listed_so_a_reference_like_reply_is_met() -> None:
+    """fit sends the implementation's replies to the reference as the expected ones: a refusal
+    that lists its reasons is expected with them, the reply the reference then sends."""
+    listed = observe.Reply(False, (), ("illegal", "marriage_not_held"), ("marriage_not_on_lead",))
+    assert expectation._reply(listed) == {"ok": False, "refusal": {
+        "class": "illegal", "reason": "marriage_not_held", "reasons": ["marriage_not_held", "marriage_not_on_lead"]}}
+    alone = observe.Reply(False, (), ("illegal", "card_not_held"))
+    assert expectation._reply(alone) == {"ok": False, "refusal": {"class": "illegal", "reason": "card_not_held"}}
