@@ -56,6 +56,11 @@ def illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
 
 
+# the reasons ``_declare_refusals`` gives (a declaration's own, before the card's in the trick)
+DECLARATION_REASONS = frozenset({"marriage_declaration_automatic", "marriage_not_held", "aces_not_held",
+                                 "marriage_not_on_lead", "marriage_too_late", "marriage_on_first_trick"})
+
+
 def _some(refusal: IllegalActionError | None) -> tuple[IllegalActionError, ...]:
     return () if refusal is None else (refusal,)
 
@@ -266,15 +271,38 @@ class MatchState:
         phase = self.phase
         try:
             parsed = parse_action(action)
-            refusals = self._refusals(parsed, phase)
-            refusal = next(refusals, None)
+            refusal = self._refusal(parsed, phase)
             if refusal is not None:
                 # every other reason that applies too (DESIGN.md "Reason codes"): any one is right
-                refusal.also = tuple(dict.fromkeys(r.reason for r in refusals if r.reason != refusal.reason))
+                refusal.also = tuple(dict.fromkeys(r.reason for r in self._refusals(parsed, phase)
+                                                   if r.reason != refusal.reason))
                 raise refusal
         except RefusedActionError as exc:
             raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
         return parsed
+
+    def _refusal(self, parsed: Action, phase: str) -> IllegalActionError | None:
+        """Why the rules forbid this action now (None: they do not): the first reason of
+        ``_refusals``, through the one-reason checks of each phase (what the mutants wrap)."""
+        if phase == "match_over" or isinstance(parsed, Redeal) or (
+                phase != {Play: "play", Give: "exchange", Contract: "contract"}.get(type(parsed), phase)):
+            return next(self._refusals(parsed, phase), None)
+        player = self.to_act
+        if isinstance(parsed, Play):
+            assert player is not None
+            return self._play_refusal(player, parsed)
+        if isinstance(parsed, (Bid, Pass)):
+            if phase != "auction":
+                return next(self._refusals(parsed, phase), None)
+            assert player is not None
+            return self._pass_refusal(player) if isinstance(parsed, Pass) else self._bid_refusal(player, parsed.amount)
+        if isinstance(parsed, Give):
+            return self._give_refusal(parsed)
+        if isinstance(parsed, Contract):
+            return self._contract_refusal(parsed.amount)
+        if isinstance(parsed, GiveUp) and phase in ("exchange", "contract"):
+            return self._give_up_refusal()
+        return next(self._refusals(parsed, phase), None)
 
     def _refusals(self, parsed: Action, phase: str) -> Iterator[IllegalActionError]:
         """Why the rules forbid this action now (nothing: they do not), checked before anything
@@ -686,6 +714,9 @@ class MatchState:
             actions.append("give_up")
         return actions
 
+    def _give_refusal(self, action: Give) -> IllegalActionError | None:
+        return next(self._give_refusals(action), None)
+
     def _give_refusals(self, action: Give) -> Iterator[IllegalActionError]:
         assert self.declarer is not None
         hand = self.hands[self.declarer]
@@ -719,6 +750,9 @@ class MatchState:
             assert self.declarer is not None
             return self.hands[self.declarer]
         return self.talon_hand if which == "hand_with_talon" else self.auction_hand
+
+    def _contract_refusal(self, amount: int) -> IllegalActionError | None:
+        return next(self._contract_refusals(amount), None)
 
     def _contract_refusals(self, amount: int) -> Iterator[IllegalActionError]:
         """A raise where the rules allow none is refused as that alone: no ceiling applies to it."""
@@ -833,6 +867,19 @@ class MatchState:
 
     def _can_declare(self) -> bool:
         return self.trick_number in self._declaring_tricks
+
+    def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
+        """The first reason of ``_play_refusals``, the declaration's through ``_declare_refusal``."""
+        hand = self.hands[player]
+        if not hand & action.card.bit or action.declare is None:
+            return next(self._play_refusals(player, action), None)
+        declared = self._declare_refusal(hand, action)
+        if declared is not None:
+            return declared
+        return next((r for r in self._play_refusals(player, action) if r.reason not in DECLARATION_REASONS), None)
+
+    def _declare_refusal(self, hand: Mask, action: Play) -> IllegalActionError | None:
+        return next(self._declare_refusals(hand, action), None)
 
     def _play_refusals(self, player: int, action: Play) -> Iterator[IllegalActionError]:
         """A card not held comes alone (nothing else about playing it can be judged); else the
