@@ -20,6 +20,7 @@ class RefusedActionError(EngineError):
 
     def __init__(self, reason: str, message: str, action: str | None = None, phase: str | None = None) -> None:
         self.reason = reason
+        self.also: tuple[str, ...] = ()  # the other reasons that apply to the action (any one is right)
         self.action = action
         self.phase = phase
         self.detail = message

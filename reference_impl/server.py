@@ -412,7 +412,11 @@ def _applied(state: MatchState, action: Any) -> dict[str, Any]:
 
 def _refused(exc: RefusedActionError) -> dict[str, Any]:
     """The reply to an ``apply`` the rules refuse: the class, the reason code and the words."""
-    return {"ok": False, "refusal": {"class": exc.refusal_class, "reason": exc.reason, "message": str(exc)}}
+    refusal: dict[str, Any] = {"class": exc.refusal_class, "reason": exc.reason}
+    if exc.also:  # several reasons apply: all of them, the first as ``reason`` (DESIGN.md "Reason codes")
+        refusal["reasons"] = [exc.reason, *exc.also]
+    refusal["message"] = str(exc)
+    return {"ok": False, "refusal": refusal}
 
 
 def _errored(exc: Exception) -> dict[str, Any]:

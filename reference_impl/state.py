@@ -16,7 +16,7 @@ import operator
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Mapping, Sequence, get_args
+from typing import Any, Iterator, Mapping, Sequence, get_args
 
 from spec.vocabulary import Phase, RedealWindow
 
@@ -56,6 +56,15 @@ def to_fraction(value: Any, where: str) -> Number:
 
 def illegal(reason: str, message: str) -> IllegalActionError:
     return IllegalActionError(reason, message)
+
+
+# the reasons ``_declare_refusals`` gives (a declaration's own, before the card's in the trick)
+DECLARATION_REASONS = frozenset({"marriage_declaration_automatic", "marriage_not_held", "aces_not_held",
+                                 "marriage_not_on_lead", "marriage_too_late", "marriage_on_first_trick"})
+
+
+def _some(refusal: IllegalActionError | None) -> tuple[IllegalActionError, ...]:
+    return () if refusal is None else (refusal,)
 
 
 def _wrong_phase(action: object, wanted: Phase, phase: Phase) -> IllegalActionError:
@@ -266,37 +275,71 @@ class MatchState:
             parsed = parse_action(action)
             refusal = self._refusal(parsed, phase)
             if refusal is not None:
+                # every other reason that applies too (DESIGN.md "Reason codes"): any one is right
+                refusal.also = tuple(dict.fromkeys(r.reason for r in self._refusals(parsed, phase)
+                                                   if r.reason != refusal.reason))
                 raise refusal
         except RefusedActionError as exc:
             raise exc.locate(action if isinstance(action, str) else repr(action), self._position(phase)) from None
         return parsed
 
     def _refusal(self, parsed: Action, phase: Phase) -> IllegalActionError | None:
-        """Why the rules forbid this action now (None: they do not), checked before anything changes."""
-        if phase == Phase.MATCH_OVER:
-            return illegal("match_over", "the match is over")
+        """Why the rules forbid this action now (None: they do not): the first reason of
+        ``_refusals``, through the one-reason checks of each phase (what the mutants wrap)."""
+        if phase == Phase.MATCH_OVER or isinstance(parsed, Redeal) or (
+                phase != {Play: Phase.PLAY, Give: Phase.EXCHANGE, Contract: Phase.CONTRACT}.get(type(parsed), phase)):
+            return next(self._refusals(parsed, phase), None)
         player = self.to_act
         if isinstance(parsed, Play):
-            if phase != Phase.PLAY:
-                return _wrong_phase(parsed, Phase.PLAY, phase)
             assert player is not None
             return self._play_refusal(player, parsed)
         if isinstance(parsed, (Bid, Pass)):
             if phase != Phase.AUCTION:
-                return _wrong_phase(parsed, Phase.AUCTION, phase)
+                return next(self._refusals(parsed, phase), None)
             assert player is not None
             return self._pass_refusal(player) if isinstance(parsed, Pass) else self._bid_refusal(player, parsed.amount)
         if isinstance(parsed, Give):
-            return _wrong_phase(parsed, Phase.EXCHANGE, phase) if phase != Phase.EXCHANGE else self._give_refusal(parsed)
+            return self._give_refusal(parsed)
         if isinstance(parsed, Contract):
-            return _wrong_phase(parsed, Phase.CONTRACT, phase) if phase != Phase.CONTRACT else self._contract_refusal(parsed.amount)
-        if isinstance(parsed, GiveUp):
-            if phase not in (Phase.EXCHANGE, Phase.CONTRACT):
-                return illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {phase} phase")
+            return self._contract_refusal(parsed.amount)
+        if isinstance(parsed, GiveUp) and phase in (Phase.EXCHANGE, Phase.CONTRACT):
             return self._give_up_refusal()
-        if phase != Phase.CLAIM:
-            return illegal("redeal_not_allowed", "no redeal claim window is open")
-        return None
+        return next(self._refusals(parsed, phase), None)
+
+    def _refusals(self, parsed: Action, phase: Phase) -> Iterator[IllegalActionError]:
+        """Why the rules forbid this action now (nothing: they do not), checked before anything
+        changes: every reason that applies, the first in the order the engine checks them. A
+        reason whose precedence the rules fix (DESIGN.md "Reason codes") comes alone."""
+        if phase == Phase.MATCH_OVER:
+            yield illegal(Phase.MATCH_OVER, "the match is over")
+            return
+        player = self.to_act
+        if isinstance(parsed, Play):
+            if phase != Phase.PLAY:
+                yield _wrong_phase(parsed, Phase.PLAY, phase)
+                return
+            assert player is not None
+            yield from self._play_refusals(player, parsed)
+        elif isinstance(parsed, (Bid, Pass)):
+            if phase != Phase.AUCTION:
+                yield _wrong_phase(parsed, Phase.AUCTION, phase)
+                return
+            assert player is not None
+            if isinstance(parsed, Pass):
+                yield from _some(self._pass_refusal(player))
+            else:
+                yield from self._bid_refusals(player, parsed.amount)
+        elif isinstance(parsed, Give):
+            yield from (_wrong_phase(parsed, Phase.EXCHANGE, phase),) if phase != Phase.EXCHANGE else self._give_refusals(parsed)
+        elif isinstance(parsed, Contract):
+            yield from (_wrong_phase(parsed, Phase.CONTRACT, phase),) if phase != Phase.CONTRACT else self._contract_refusals(parsed.amount)
+        elif isinstance(parsed, GiveUp):
+            if phase not in (Phase.EXCHANGE, Phase.CONTRACT):
+                yield illegal("wrong_phase", f"'give_up' is an action of the exchange or contract phase, not of the {phase} phase")
+                return
+            yield from self._give_up_refusals()
+        elif phase != Phase.CLAIM:
+            yield illegal("redeal_not_allowed", "no redeal claim window is open")
 
     def _position(self, phase: Phase) -> str:
         if phase == Phase.PLAY and self.trick_number is not None:
@@ -471,42 +514,44 @@ class MatchState:
             total += aces
         return found, total
 
-    def _limit_refusal(self, amount: int, hand: Mask, needs: str, above: str) -> IllegalActionError | None:
+    def _limit_refusals(self, amount: int, hand: Mask, needs: str, above: str) -> Iterator[IllegalActionError]:
         """The marriage rule, the ceiling and ``max_bid`` on a hand (for bids and raises)."""
         a = self.rules.auction
         if amount > a.max_bid:
-            return illegal(above, f"{amount} is above the maximum {a.max_bid}")
+            yield illegal(above, f"{amount} is above the maximum {a.max_bid}")
         if a.marriage_needed_above is None or amount <= a.marriage_needed_above:
-            return None
+            return
         held, worth = self._marriage_worth(hand)
         if not held:
-            return illegal(needs, f"{amount} is above {a.marriage_needed_above} and needs a marriage in the hand")
-        if a.ceiling == "marriages_held" and amount > a.marriage_needed_above + worth:
-            return illegal(above, f"{amount} is above the ceiling {a.marriage_needed_above + worth} (marriages held)")
-        return None
+            yield illegal(needs, f"{amount} is above {a.marriage_needed_above} and needs a marriage in the hand")
+        elif a.ceiling == "marriages_held" and amount > a.marriage_needed_above + worth:
+            yield illegal(above, f"{amount} is above the ceiling {a.marriage_needed_above + worth} (marriages held)")
 
     def _bid_refusal(self, player: int, amount: int) -> IllegalActionError | None:
+        return next(self._bid_refusals(player, amount), None)
+
+    def _bid_refusals(self, player: int, amount: int) -> Iterator[IllegalActionError]:
         a = self.rules.auction
         first = self.high_bid is None
         if first and a.opening == "forced" and amount != a.opening_bid:
-            return illegal("opening_bid_fixed", f"the opener's first bid is exactly {a.opening_bid}")
+            yield illegal("opening_bid_fixed", f"the opener's first bid is exactly {a.opening_bid}")
         if amount < a.opening_bid or (self.high_bid is not None and amount <= self.high_bid):
             floor = a.opening_bid if self.high_bid is None else self.high_bid
-            return illegal("bid_too_low", f"{amount} does not exceed the high bid {floor}" if not first else f"{amount} is below the opening bid {floor}")
+            yield illegal("bid_too_low", f"{amount} does not exceed the high bid {floor}" if not first else f"{amount} is below the opening bid {floor}")
         if not self._on_grid(amount):
-            return illegal("bid_off_step", f"{amount} is not a legal amount (steps of {a.bid_step})")
+            yield illegal("bid_off_step", f"{amount} is not a legal amount (steps of {a.bid_step})")
         if a.max_bid < amount:
-            return illegal("bid_above_ceiling", f"{amount} is above the maximum {a.max_bid}")
-        if a.raise_ == "one_step" and self.high_bid is not None and amount != self._next_on_grid(self.high_bid):
-            return illegal("bid_jump_not_allowed", f"the only raise is to {self._next_on_grid(self.high_bid)}")
+            yield illegal("bid_above_ceiling", f"{amount} is above the maximum {a.max_bid}")
+        if a.raise_ == "one_step" and self.high_bid is not None and amount > self._next_on_grid(self.high_bid):
+            yield illegal("bid_jump_not_allowed", f"the only raise is to {self._next_on_grid(self.high_bid)}")
         if a.stop_at is not None and amount > a.stop_at and (self.high_bid is None or self.high_bid < a.stop_at):
-            return illegal("bid_past_stop", f"the auction must stand at {a.stop_at} before anyone bids above it")
+            yield illegal("bid_past_stop", f"the auction must stand at {a.stop_at} before anyone bids above it")
         if a.pre_talon_max is not None and amount > a.pre_talon_max:
-            return illegal("bid_above_pre_talon_max", f"no bid above {a.pre_talon_max} before the talon is seen (the contract may go higher)")
+            yield illegal("bid_above_pre_talon_max", f"no bid above {a.pre_talon_max} before the talon is seen (the contract may go higher)")
         minimum = self._barrel_minimum(player)
         if minimum is not None and amount < minimum:
-            return illegal("bid_below_barrel_minimum", f"a player on the barrel bids at least {minimum}")
-        return self._limit_refusal(amount, self.hands[player], "bid_needs_marriage", "bid_above_ceiling")
+            yield illegal("bid_below_barrel_minimum", f"a player on the barrel bids at least {minimum}")
+        yield from self._limit_refusals(amount, self.hands[player], "bid_needs_marriage", "bid_above_ceiling")
 
     def _barrel_minimum(self, player: int) -> int | None:
         """``auction.barrel_min_bid`` for a player on the barrel; a forced opening bid stays exempt
@@ -640,19 +685,25 @@ class MatchState:
     # ------------------------------------------------------- exchange, contract
 
     def _give_up_refusal(self) -> IllegalActionError | None:
+        return next(self._give_up_refusals(), None)
+
+    def _give_up_refusals(self) -> Iterator[IllegalActionError]:
+        """A give-up the rules or the moment do not allow comes alone: the barrel and the limit
+        are asked only of a give-up that could be made now."""
         g = self.rules.giving_up
         declarer = self.declarer
         assert declarer is not None
         if not g.allowed:
-            return illegal("give_up_not_allowed", "giving up is not allowed under these rules")
+            yield illegal("give_up_not_allowed", "giving up is not allowed under these rules")
+            return
         wanted = self._give_up_phases
         if self.phase not in wanted:
-            return illegal("give_up_not_allowed", f"giving up is allowed only in the {' or '.join(wanted)} phase")
+            yield illegal("give_up_not_allowed", f"giving up is allowed only in the {' or '.join(wanted)} phase")
+            return
         if self.rules.barrel.enabled and self.barrel[declarer].on and not g.on_barrel:
-            return illegal("give_up_on_barrel", "a player on the barrel may not give up")
+            yield illegal("give_up_on_barrel", "a player on the barrel may not give up")
         if g.limit is not None and self.give_ups[declarer] >= g.limit:
-            return illegal("give_up_limit_reached", f"at most {g.limit} give-ups per player per match")
-        return None
+            yield illegal("give_up_limit_reached", f"at most {g.limit} give-ups per player per match")
 
     def _offers_give_up(self) -> bool:
         """Is ``give_up`` a legal action now? The phase is asked first: outside the phases of
@@ -667,14 +718,16 @@ class MatchState:
         return actions
 
     def _give_refusal(self, action: Give) -> IllegalActionError | None:
+        return next(self._give_refusals(action), None)
+
+    def _give_refusals(self, action: Give) -> Iterator[IllegalActionError]:
         assert self.declarer is not None
         hand = self.hands[self.declarer]
         for c in (action.left, action.right):
             if not hand & c.bit:
-                return illegal("card_not_held", f"the declarer does not hold {c}")
+                yield illegal("card_not_held", f"the declarer does not hold {c}")
         if action.left is action.right:
-            return illegal("same_card_twice", f"{action.left} cannot be given twice")
-        return None
+            yield illegal("same_card_twice", f"{action.left} cannot be given twice")
 
     def _give(self, action: Give, events: list[Event]) -> None:
         declarer = self.declarer
@@ -702,20 +755,26 @@ class MatchState:
         return self.talon_hand if which == "hand_with_talon" else self.auction_hand
 
     def _contract_refusal(self, amount: int) -> IllegalActionError | None:
+        return next(self._contract_refusals(amount), None)
+
+    def _contract_refusals(self, amount: int) -> Iterator[IllegalActionError]:
+        """A raise where the rules allow none is refused as that alone: no ceiling applies to it."""
         bid = self.high_bid
         assert bid is not None
         if amount < bid:
-            return illegal("contract_below_bid", f"the contract may not be below the winning bid {bid}")
+            yield illegal("contract_below_bid", f"the contract may not be below the winning bid {bid}")
         if not self._on_grid(amount):
-            return illegal("contract_off_step", f"{amount} is not a legal amount (steps of {self.rules.auction.bid_step})")
-        if amount == bid:
-            return None  # ruling 3
+            yield illegal("contract_off_step", f"{amount} is not a legal amount (steps of {self.rules.auction.bid_step})")
+        if amount <= bid:
+            return  # ruling 3: the winning bid itself is always legal
         if not self.rules.talon.contract_raise:
-            return illegal("contract_raise_not_allowed", f"the contract must equal the winning bid {bid}")
-        if self.rules.talon.contract_ceiling == "none":
+            yield illegal("contract_raise_not_allowed", f"the contract must equal the winning bid {bid}")
+        elif self.rules.talon.contract_ceiling == "none":
             top = self.rules.auction.max_bid  # the auction's marriage rule and ceiling bind bids only
-            return illegal("contract_above_ceiling", f"{amount} is above the maximum {top}") if amount > top else None
-        return self._limit_refusal(amount, self._ceiling_hand(), "contract_above_ceiling", "contract_above_ceiling")
+            if amount > top:
+                yield illegal("contract_above_ceiling", f"{amount} is above the maximum {top}")
+        else:
+            yield from self._limit_refusals(amount, self._ceiling_hand(), "contract_above_ceiling", "contract_above_ceiling")
 
     def _contract_top(self) -> int:
         """The highest raise: the auction's limits on the ceiling hand, or only ``max_bid``
@@ -813,44 +872,60 @@ class MatchState:
         return self.trick_number in self._declaring_tricks
 
     def _play_refusal(self, player: int, action: Play) -> IllegalActionError | None:
+        """The first reason of ``_play_refusals``, the declaration's through ``_declare_refusal``."""
+        hand = self.hands[player]
+        if not hand & action.card.bit or action.declare is None:
+            return next(self._play_refusals(player, action), None)
+        declared = self._declare_refusal(hand, action)
+        if declared is not None:
+            return declared
+        return next((r for r in self._play_refusals(player, action) if r.reason not in DECLARATION_REASONS), None)
+
+    def _declare_refusal(self, hand: Mask, action: Play) -> IllegalActionError | None:
+        return next(self._declare_refusals(hand, action), None)
+
+    def _play_refusals(self, player: int, action: Play) -> Iterator[IllegalActionError]:
+        """A card not held comes alone (nothing else about playing it can be judged); else the
+        declaration's reasons, then the card's own in the trick."""
         hand = self.hands[player]
         c = action.card
         if not hand & c.bit:
-            return illegal("card_not_held", f"seat {player} does not hold {c}")
+            yield illegal("card_not_held", f"seat {player} does not hold {c}")
+            return
         if action.declare is not None:
-            refusal = self._declare_refusal(hand, action)
-            if refusal is not None:
-                return refusal
-        if not self.trick:
-            return None
-        if self._allowed_cards(hand) & c.bit:
-            return None
+            yield from self._declare_refusals(hand, action)
+        if not self.trick or self._allowed_cards(hand) & c.bit:
+            return
         led = self.trick[0][1].suit
         if c.suit != led and hand & SUIT_MASK[led] and not (self.rules.play.may_trump_instead and c.suit == self.trump):
-            return illegal("must_follow_suit", f"{c} does not follow the suit led ({led})")
-        if c.suit == led:
-            return illegal("must_beat", f"{c} does not beat the winning card when a higher card of {led} is held")
-        if c.suit != self.trump:
-            return illegal("must_trump", f"void in {led}, a trump ({self.trump}) must be played")
-        return illegal("must_overtrump", "a higher trump than the winning one must be played")
+            yield illegal("must_follow_suit", f"{c} does not follow the suit led ({led})")
+        elif c.suit == led:
+            yield illegal("must_beat", f"{c} does not beat the winning card when a higher card of {led} is held")
+        elif c.suit != self.trump:
+            yield illegal("must_trump", f"void in {led}, a trump ({self.trump}) must be played")
+        else:
+            yield illegal("must_overtrump", "a higher trump than the winning one must be played")
 
-    def _declare_refusal(self, hand: Mask, action: Play) -> IllegalActionError | None:
+    def _declare_refusals(self, hand: Mask, action: Play) -> Iterator[IllegalActionError]:
+        """Under automatic declarations the suffix comes alone: it is no action of those rules,
+        so whether the marriage is held or the player on lead is never asked."""
         m = self.rules.marriages
         c = action.card
         if action.declare == "marriage":
             if m.declaration == "automatic":
-                return illegal("marriage_declaration_automatic", "leading the king or queen declares the marriage: play it without the suffix")
+                yield illegal("marriage_declaration_automatic", "leading the king or queen declares the marriage: play it without the suffix")
+                return
             if c.rank not in ("K", "Q") or not hand & PARTNER[c].bit:
-                return illegal("marriage_not_held", f"{c} is not one half of a marriage held")
+                yield illegal("marriage_not_held", f"{c} is not one half of a marriage held")
         elif m.four_aces is None or c.rank != "A" or hand & ACES != ACES:
-            return illegal("aces_not_held", "four aces are not held (or not scored under these rules)")
+            yield illegal("aces_not_held", "four aces are not held (or not scored under these rules)")
         if self.trick:
-            return illegal("marriage_not_on_lead", "only the player on lead declares")
+            yield illegal("marriage_not_on_lead", "only the player on lead declares")
         if not self._can_declare():
             if self.trick_number != 1:
-                return illegal("marriage_too_late", f"no declaration after trick {m.last_trick}")
-            return illegal("marriage_on_first_trick", "no declaration on the first trick")
-        return None
+                yield illegal("marriage_too_late", f"no declaration after trick {m.last_trick}")
+            else:
+                yield illegal("marriage_on_first_trick", "no declaration on the first trick")
 
     def _play(self, action: Play, events: list[Event]) -> None:
         player = self.to_act

@@ -17,6 +17,11 @@ from variants.prose import SUIT_SYMBOLS
 from spec.vocabulary import CARD_POINTS, RANKS, SUITS
 
 
+def _reasons(refused: Any) -> str:
+    """A step's ``refused``: one reason, or the several that apply (any one is right)."""
+    return " or ".join(f"`{r}`" for r in (refused if isinstance(refused, list) else [refused]))
+
+
 def split_card(code: str) -> tuple[str, str]:
     return code[:-1], code[-1]
 
@@ -134,7 +139,7 @@ def checked_steps(steps: list[dict[str, Any]]) -> list[str]:
             legal = ", ".join(f"`{symbolize(str(a))}`" for a in step["legal"]) or "none"
             checks.append(f"legal before it (exactly): {legal}")
         if step.get("refused"):
-            checks.append(f"refused as `{step['refused']}`, state unchanged")
+            checks.append(f"refused as {_reasons(step['refused'])}, state unchanged")
         if step.get("events"):
             checks.append("events, in order: " + "; ".join(event_words(e) for e in step["events"]))
         if step.get("expect"):
@@ -184,7 +189,7 @@ def _narrate_step(story: DealStory, step: dict[str, Any]) -> None:
     action = str(step.get("action", ""))
     player = step.get("player", story.to_act)
     if step.get("refused"):
-        story.lines.append(f"- Seat {player}: `{symbolize(action)}` is refused (`{step['refused']}`).")
+        story.lines.append(f"- Seat {player}: `{symbolize(action)}` is refused ({_reasons(step['refused'])}).")
         return
     words = action.split()
     kind = words[0] if words else ""

@@ -167,6 +167,9 @@ class ResidualVerdict(StrEnum):
 
     NO_KNOB = "a rule the schema has no knob for"
     BUG = "likely a bug"
+    # a cause one or two switches changed reproduce on its cases (``fit.Fitter.paired``): knobs
+    # do explain it, though fit's search did not adopt them
+    PAIRED = "knob values fit did not adopt reproduce it"
     # every observation that shows it also differs by another cause's difference: no value of its
     # knobs can make such an observation match while that stays, so the evidence cannot say
     TANGLED = "tangled with another cause"

@@ -309,6 +309,16 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def refused_reasons(refused: str | list[str]) -> tuple[str, ...]:
+    """The reasons a step's ``refused`` accepts: one, or any of those listed (several apply)."""
+    return (refused,) if isinstance(refused, str) else tuple(refused)
+
+
+def written_reasons(reasons: tuple[str, ...]) -> str | list[str]:
+    """``refused`` as a transcript writes it: the reason alone, or the list where several apply."""
+    return reasons[0] if len(reasons) == 1 else list(reasons)
+
+
 def refusal_class(reason: str) -> str:
     """The refusal class of a reason code (DESIGN.md, Reason codes)."""
     return "malformed" if reason in MALFORMED_REASONS else "illegal"

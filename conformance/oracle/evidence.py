@@ -8,7 +8,9 @@ reproduce; a case is only a unit for reporting. What the implementation did not 
 ``skipped`` or ``errored`` reply, the rest of a case after an action it declares
 unsupported) is no evidence: it is counted apart as unchecked. Nor is an observation where the
 implementation contradicts itself (``self_contradictions``: it accepts an action its own legal
-set left out, refuses one it offered, or counts more card points than the deck holds): the
+set left out, refuses one it offered, leaves nobody to act in a phase where someone must, or
+counts more card points than the deck holds; and, across cases, ``residual.inconsistent``:
+it answers one situation two ways): the
 reference never does so under any rules, so no knob value can reproduce it, and a value that
 seems to (a maximum raised to 260 so that a contract of 260 is accepted, while every legal
 set of the engine stops at 250) would be a bug written down as a rule. Such an observation is
@@ -29,6 +31,9 @@ from spec.vocabulary import DifferenceKind
 
 Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
 DECK_POINTS = 120  # the card points of the whole deck: no trick pile holds more
+# the phases in which some player is to act: a state of one of them naming nobody leaves the
+# game where no rule can (deal_over and match_over name nobody)
+ACTING_PHASES = frozenset({"claim", "auction", "exchange", "contract", "play"})
 
 
 @dataclass(frozen=True)
@@ -73,6 +78,12 @@ class Evidence:
     # another player's hand differs (``own_hand_kept``): what that player's action shows does
     # not follow from the other hands
     own_hand_kept: frozenset[tuple[int, int]] = frozenset()
+    # replies refused for a reason the reference lists beside the one it names first
+    # (``observe.Reply.agrees``): both are right, so no difference the residual reports, but
+    # counted among ``missed`` for the search, since rules whose checks come in the engine's
+    # order play it more closely (a bid of 100 refused as too low under an opening of 110 from
+    # at least, where a forced opening of 110 names the fixed opening first)
+    reordered: frozenset[Key] = frozenset()
 
     @property
     def matches(self) -> bool:
@@ -81,8 +92,9 @@ class Evidence:
 
     @property
     def differs(self) -> bool:
-        """Whether anything differs, set-aside observations included (what the residual reports)."""
-        return bool(self.missed or self.set_aside)
+        """Whether anything differs, set-aside observations included (what the residual reports);
+        a refusal for another reason that applies differs in nothing."""
+        return bool(self.missed - self.reordered or self.set_aside)
 
     # What fit reads of one evidence again for every change it weighs against it, worked out once
 
@@ -128,7 +140,7 @@ def key_of(d: observe.Difference) -> Key:
     return d.deal, d.step, d.kind
 
 
-def _observations(step: observe.StepRecord) -> list[Key]:
+def observations(step: observe.StepRecord) -> list[Key]:
     keys = [(step.deal, step.step, "reply")] + [(step.deal, step.step, "state." + name) for name in step.state]
     return keys + ([(step.deal, step.step, "legal")] if step.legal is not None else [])
 
@@ -174,10 +186,14 @@ def self_contradictions(record: observe.CaseRecord) -> list[tuple[tuple[Key, ...
             refusal = step.reply.refusal
             offered = step.action in step.legal
             what = ("refused an action its own legal set offered" if refusal is not None and refusal[0] != "unsupported" and offered
+                    else "left nobody to act (no legal action) and then accepted one" if step.reply.accepted and not step.legal
                     else "accepted an action its own legal set left out" if step.reply.accepted and not offered else "")
             if what:
                 found.append((((step.deal, step.step, "reply"),
                                *((step.deal, step.step, "state." + name) for name in step.state)), what))
+        phase = step.state.get("phase")
+        if phase in ACTING_PHASES and "to_act" in step.state and step.state["to_act"] is None:
+            found.append((((step.deal, step.step, "state.to_act"),), f"left nobody to act in phase {phase}"))
         points = step.state.get("card_points")
         if isinstance(points, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in points) \
                 and sum(points) > DECK_POINTS:
@@ -196,7 +212,7 @@ def contradicted(record: observe.CaseRecord) -> frozenset[Key]:
         return frozenset()
     first = found[0][0]
     at = _position(first[0])
-    later = [key for step in record.steps if (step.deal, step.step) > at[:2] for key in _observations(step)]
+    later = [key for step in record.steps if (step.deal, step.step) > at[:2] for key in observations(step)]
     return frozenset((*first, *later))
 
 
@@ -221,12 +237,21 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
     differing = [d for d in observe.compare(ref, implementation) if d.kind != DifferenceKind.RECORD or len(ref.steps) < len(impl_steps)]
     missed = {key_of(d) for d in differing if d.kind != DifferenceKind.RECORD}
     for step in impl_steps[len(ref.steps):]:
-        missed.update(_observations(step))
-    checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(_observations(step))
+        missed.update(observations(step))
+    checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(observations(step))
     aside = missed & contradicted
     left = left_apart(ref, len(impl_steps), missed)
-    return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed - aside),
-                    frozenset(aside), left, _own_hand_kept(differing, implementation))
+    reordered = _reordered(ref, implementation) - missed - contradicted
+    return Evidence(implementation.case_id, checked, unreached, tuple(differing), frozenset(missed - aside) | reordered,
+                    frozenset(aside), left, _own_hand_kept(differing, implementation), reordered)
+
+
+def _reordered(reference: observe.CaseRecord, implementation: observe.CaseRecord) -> frozenset[Key]:
+    """The replies whose refusals agree only for a reason the reference names after its first
+    (``Evidence.reordered``)."""
+    return frozenset((got.deal, got.step, "reply") for want, got in zip(reference.steps, implementation.steps)
+                     if got.reply.refusal is not None and want.reply.refusal is not None
+                     and want.reply.refusal[1] != got.reply.refusal[1] and want.reply.agrees(got.reply))
 
 
 def _own_hand_kept(differing: Sequence[observe.Difference], record: observe.CaseRecord) -> frozenset[tuple[int, int]]:

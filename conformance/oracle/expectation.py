@@ -113,7 +113,10 @@ def _reply(reply: Reply) -> dict[str, Any] | None:
         return {"ok": True, "events": list(reply.events)}
     if reply.refusal is None:
         return None
-    return {"ok": False, "refusal": {"class": reply.refusal[0], "reason": reply.refusal[1]}}
+    refusal: dict[str, Any] = {"class": reply.refusal[0], "reason": reply.refusal[1]}
+    if reply.also:  # the reasons listed too, in the reference's order: the reply it then sends
+        refusal["reasons"] = list(reply.reasons)
+    return {"ok": False, "refusal": refusal}
 
 
 def _state(state: dict[str, Any], last: dict[str, Any] | None) -> dict[str, Any]:

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 import yaml
 
 from spec.vocabulary import DifferenceKind, EditableRuleValues as Rules  # the plain rules fit edits
-from spec.vocabulary import ExitCode
+from spec.vocabulary import ExitCode, ResidualVerdict
 import variants
 from conformance.harness import diagnosis, outputs, process, reports, steps
 from conformance.oracle import asking, candidates, evidence, observe, residual
@@ -70,6 +70,12 @@ REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, e
 TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
 PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
 CARRIED = 2  # and a number's first values (its readings), whatever they did alone
+# Before a residual cause is called a rule the schema has no knob for, pairs of its switches
+# (enum and boolean knobs) are tried on its cases: so many switches, rule sets and cases at most
+PAIR_SWITCHES = 6
+PAIR_BUDGET = 40
+PAIR_CASES = 8
+PAIR_CAUSES = 4  # causes so checked, the largest first
 
 
 @dataclass(frozen=True)
@@ -253,6 +259,9 @@ class Fitter:
         self._by_source.clear()  # weighed against the records replaced here
         self._sources.clear()
         self._keep_shown(records)
+        # one situation answered two ways in two cases: neither answer is evidence of a rule
+        for case_id, keys in residual.inconsistent(self.impl_records, self.by_id).items():
+            self.contradicted[case_id] = self.contradicted.get(case_id, frozenset()) | keys
         self.read = candidates.readings(cut for cut, _after in self.shown.values())
         self.timing["observing the implementation"] = time.monotonic() - started
 
@@ -288,6 +297,7 @@ class Fitter:
     def _keep_shown(self, records: Sequence[observe.CaseRecord]) -> None:
         for record in records:
             cut, after = evidence.shown(record, self.partial)
+            after += sum(1 for step in cut.steps if step.step and step.legal is None)  # a legal set it skipped
             steps = evidence.count_steps(self.by_id[record.case_id].deals)
             self.shown[record.case_id] = cut, after + evidence.transcript_steps(steps, cut) if cut.broken else after
             self.contradicted[record.case_id] = evidence.contradicted(record)
@@ -727,6 +737,71 @@ class Fitter:
     def _values(self, knob: str, rules: Rules) -> list[Any]:
         section, _, name = knob.partition(".")
         return candidates.values(knob, rules[section][name], self.read)
+
+    def causes(self, result: FitResult) -> list[residual.Cause]:
+        """The residual's causes, each consistent one the residual would call a rule the schema
+        has no knob for first searched in its switches, alone and in pairs (``paired``): one that
+        such values reproduce is said so instead (fit's joint search reaches only some pairs)."""
+        found = residual.causes(result.weighed, self.impl_records, result.exercised, self.profile_name, self.tried,
+                                self.by_id)
+        checked = 0
+        for index, cause in enumerate(found):
+            if cause.verdict != ResidualVerdict.NO_KNOB or checked >= PAIR_CAUSES:
+                continue
+            checked += 1
+            self.progress(f"searching pairs of switches for {cause.signature}")
+            pair = self.paired(result.rules, cause)
+            if pair is not None:
+                changes, fixed = pair
+                found[index] = replace(cause, verdict=ResidualVerdict.PAIRED, why=(
+                    f"{' with '.join(c.text() for c in changes)} reproduces {fixed} more observation(s) of its cases "
+                    "and leaves its difference in none; fit did not adopt it (over every case it breaks others, "
+                    "or the joint search never reached it)"))
+            else:
+                found[index] = replace(cause, why=cause.why + f"; {self.pairs_tried} change(s) of one or two of its "
+                                                              "switches tried on its cases reproduce it in none")
+        return found
+
+    pairs_tried = 0  # rule sets the last ``paired`` tried
+
+    def paired(self, rules: Rules, cause: residual.Cause) -> tuple[tuple[Change, ...], int] | None:
+        """One switch of a cause's knobs, or two changed together, that set its cases right where
+        its difference shows: fewer observations missed over them, its signature in none of their
+        findings and no new one among them. (fit's stop rule tries each single change too, but over every case, where
+        it may break others.) Bounded: PAIR_SWITCHES switches, PAIR_BUDGET rule sets, PAIR_CASES
+        cases."""
+        ids = [c for c in cause.cases if c in self.by_id][:PAIR_CASES]
+        switches = [k for k in cause.knobs if k in self.knobs and self._switch(k, rules)][:PAIR_SWITCHES]
+        now = self.weigh(rules, ids)
+        before = sum(len(e.missed) for e in now.values())
+        # a change that trades its difference for another (the duty to beat switched off where an
+        # engine skips it only on trump leads: the plain leads then differ) reproduces nothing
+        allowed = {f.signature for e in now.values() for f in observe.findings(e.differing)} - {cause.signature}
+        self.pairs_tried = 0
+        singles = [(Change(k, v),) for k in switches for v in self._others(k, rules)]
+        pairs = [(Change(k, a), Change(m, b)) for k, m in itertools.combinations(switches, 2)
+                 for a in self._others(k, rules) for b in self._others(m, rules)]
+        for changes in [*singles, *pairs]:
+            new_rules = set_knob(rules, changes)
+            if not self.consistent(new_rules):
+                continue
+            if self.pairs_tried >= PAIR_BUDGET:
+                return None
+            self.pairs_tried += 1
+            after = self.weigh(new_rules, ids)
+            missed = sum(len(e.missed) for e in after.values())
+            shown = {f.signature for e in after.values() for f in observe.findings(e.differing)}
+            if missed < before and shown <= allowed:
+                return changes, before - missed
+        return None
+
+    def _switch(self, knob: str, rules: Rules) -> bool:
+        """An enum or boolean knob: every value it takes is a word or a truth value."""
+        return all(isinstance(v, (bool, str)) for v in self._values(knob, rules))
+
+    def _others(self, knob: str, rules: Rules) -> list[Any]:
+        section, _, name = knob.partition(".")
+        return [v for v in self._values(knob, rules) if v != rules[section][name]]
 
     def _joint(self, rules: Rules, group: Group, also: frozenset[str] = frozenset()) -> list[tuple[Change, ...]]:
         """Joint changes of the group's knobs that lower the score on its sample, best first:
@@ -1570,6 +1645,7 @@ def _fit(args: argparse.Namespace) -> int:
             result = fitter.run()
             if not args.no_ask:
                 result = _asked(fitter, profile, result, args.save_questions)
+            found = fitter.causes(result)
     finally:
         fitter.close()
         clear_progress()
@@ -1580,8 +1656,6 @@ def _fit(args: argparse.Namespace) -> int:
     if problem:  # a bug here, never the implementation's: said, and nothing written
         print(f"thousand fit: the fitted profile does not validate ({problem}); not written", file=sys.stderr)
         return ExitCode.INTERNAL
-    found = residual.causes(result.weighed, fitter.impl_records, result.exercised, profile.name, fitter.tried,
-                           fitter.by_id)
     print(report(result, text, found))
     broken = [r for case_id, r in fitter.impl_records.items() if r.broken and case_id in result.weighed]
     code = ExitCode.FAILED if result.residual or broken else ExitCode.PASSED
@@ -1672,7 +1746,7 @@ def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
     return kept
 
 
-PROGRESS_EVERY = 60.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
+PROGRESS_EVERY = 10.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
 
 
 def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
@@ -1702,7 +1776,7 @@ def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -
                      "plays the same on these cases")
     lines.append(text.rstrip())
     if result.residual:
-        missed = sum(len(e.missed) for e in result.weighed.values())
+        missed = sum(len(e.missed - e.reordered) for e in result.weighed.values())
         aside = sum(len(e.set_aside) for e in result.weighed.values())
         tried = "that no value fit tried of their deciding knobs reproduces"
         if aside:  # the two kinds apart: a knob could not be found, or no rules play it at all

@@ -1071,7 +1071,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         for index, step in enumerate(steps[1:], start=1):
             item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
             if not step.reply.accepted:
-                item["refused"] = (step.reply.refusal or ("", ""))[1]
+                item["refused"] = step.reply.refused()
             if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
                 item["events"] = list(step.reply.events)
             if last_deal and index == cut:

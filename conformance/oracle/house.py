@@ -70,7 +70,7 @@ def _deal(original: dict[str, Any], steps: list[observe.StepRecord]) -> dict[str
             entry["expect"] = dict(step.state)
             before = step.state
         else:
-            entry["refused"] = (step.reply.refusal or ("", ""))[1]
+            entry["refused"] = step.reply.refused()
         deal["steps"].append(entry)
     return deal
 

@@ -31,7 +31,7 @@ from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, 
                                         TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
                                         equal, identical, match_name, same, unmatched_event)
 from conformance.harness.session import DECLARATIONS, Declarations, Errored, Session, Skipped, judge
-from conformance.corpus.transcripts import Transcript
+from conformance.corpus.transcripts import Transcript, written_reasons
 from spec.vocabulary import DifferenceKind
 
 # Every observable state field changes under some knob; none is left out of the comparison.
@@ -48,10 +48,35 @@ class Reply:
     accepted: bool
     events: tuple[Any, ...] = ()
     refusal: tuple[str, str] | None = None  # (class, reason); None when refused without a reason
+    # the other reasons that apply (the reference's ``reasons``, DESIGN.md "Reason codes"):
+    # a refusal for any one of them is the same answer
+    also: tuple[str, ...] = ()
 
     def without_reason(self) -> Reply:
         """The reply as an implementation that cannot tell why it refuses gives it."""
         return self if self.accepted else Reply(False)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Every reason that applies: the one given first, then the others."""
+        return () if self.refusal is None else (self.refusal[1], *self.also)
+
+    def refused(self) -> str | list[str]:
+        """The refusal as a transcript's ``refused`` writes it: the reason, or every reason that applies."""
+        return written_reasons(self.reasons or ("",))
+
+    def agrees(self, other: Reply) -> bool:
+        """Does ``other`` (the implementation's) refuse as this reply (the reference's) does: the
+        same class, and its reason one of those that apply here. Only the reference's list
+        counts: an implementation that lists reasons of its own (the reference under house
+        rules, checked against other rules) still names first the one it refuses for, and a
+        reason that does not apply under the rules compared is a difference (a bid refused as
+        above a maximum of 300 where rules with a maximum of 400 refuse it only as a jump)."""
+        if self.refusal == other.refusal:
+            return True
+        if self.refusal is None or other.refusal is None or self.refusal[0] != other.refusal[0]:
+            return False
+        return other.refusal[1] in self.reasons
 
 
 @dataclass(frozen=True)
@@ -378,7 +403,8 @@ class Observer:
                 for index, scripted in enumerate(deal["steps"], start=1):
                     legal, applied, state = next(replies), next(replies), next(replies)
                     reply = self.told(_reply(applied))
-                    steps.append(StepRecord(number, index, scripted["action"], _legal(legal), reply, _state(state)))
+                    shown = None if "skipped" in legal else _legal(legal)
+                    steps.append(StepRecord(number, index, scripted["action"], shown, reply, _state(state)))
                     if reply.accepted == ("refused" in scripted):
                         self.timeouts_in_a_row = 0
                         return CaseRecord(case.id, tuple(steps), "left_transcript")
@@ -548,7 +574,8 @@ class Observer:
         commands = [command for command, _ in requests]
         for command, reply in (batch.unpacked(commands, answer.reply, "batch", False) if self.trusted_replies
                                else batch.read(answer, commands, _clipped_reply)):
-            _check(command, reply)
+            if not _unshown(command, reply):
+                _check(command, reply)
             yield reply
 
     def batch_request(self, requests: Sequence[Request]) -> Request:
@@ -582,7 +609,8 @@ class Observer:
                 assert self.impl is not None
                 for item, answer in zip(posted, self.impl.collect(posted)):  # all read: the stream stays in step
                     answer = self._kept(item, answer)
-                    _judge(item, answer)
+                    if not _unshown(item.command, answer.reply):
+                        _judge(item, answer)
                     yield answer.reply
 
 
@@ -864,6 +892,13 @@ def _state(reply: dict[str, Any]) -> dict[str, Any]:
     return state if isinstance(state, dict) else {}
 
 
+def _unshown(command: str, reply: dict[str, Any]) -> bool:
+    """A legal set the implementation answered ``skipped``: that one observation is unchecked
+    (``StepRecord.legal`` None), and the case goes on, as the game does; a skipped action,
+    deal or state ends the record."""
+    return command == "legal" and "skipped" in reply
+
+
 def _legal(reply: dict[str, Any]) -> tuple[str, ...]:
     actions = reply.get("actions")
     if not isinstance(actions, list):
@@ -879,7 +914,10 @@ def _reply(reply: dict[str, Any]) -> Reply:
         if isinstance(refusal, dict) and "reason" not in refusal:
             return Reply(False)  # refused, and it cannot tell why
         if isinstance(refusal, dict):
-            return Reply(False, (), (str(refusal.get("class")), str(refusal.get("reason"))))
+            reason = str(refusal.get("reason"))
+            listed = refusal.get("reasons")
+            also = tuple(dict.fromkeys(r for r in listed if isinstance(r, str) and r != reason)) if isinstance(listed, list) else ()
+            return Reply(False, (), (str(refusal.get("class")), reason), also)
         return Reply(False, (), ("?", "?"))
     events = reply.get("events")
     return Reply(True, tuple(events) if isinstance(events, list) else ())
@@ -988,7 +1026,7 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
         return "accepted" if reply.accepted else "/".join(reply.refusal or ("?", "?"))
 
     # a refusal without a reason is checked as a refusal only
-    if expected.accepted != actual.accepted or (actual.refusal is not None and expected.refusal != actual.refusal):
+    if expected.accepted != actual.accepted or (actual.refusal is not None and not expected.agrees(actual)):
         return "refusal", [f"{said(expected)} vs {said(actual)}"]
     want = collections.Counter(_event_key(e) for e in expected.events)
     got = collections.Counter(_event_key(e) for e in actual.events)
@@ -1004,7 +1042,7 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
 def _same_reply(expected: Reply, actual: Reply) -> bool:
     """The replies are the same to the last type (``_reply_details`` finds nothing in them),
     told without building its counts; False proves nothing."""
-    return (expected.accepted == actual.accepted and expected.refusal == actual.refusal
+    return (expected.accepted == actual.accepted and (expected.refusal == actual.refusal or actual.refusal is not None and expected.agrees(actual))
             and (expected.events == actual.events == () or identical(expected.events, actual.events)))
 
 

@@ -3,11 +3,14 @@ each judged a rule the schema has no knob for or likely a bug, with the differen
 
 A cause is "likely a bug" when the implementation contradicts itself or shows a state no
 game can reach: it refuses an action its own legal set offered, accepts one its legal set
-left out, counts more card points in the tricks than the deck holds (120), or answers the
+left out, leaves nobody to act where the game goes on, counts more card points in the tricks
+than the deck holds (120), or answers the
 same situation two ways in two cases (the same match setup, the same deals and the same
 actions before it: the game is determined by them, so no rule can tell the two apart).
 Otherwise the same observation differs the same way wherever it occurs, consistently with
-some rule the schema cannot write down: "a rule the schema has no knob for", unless every
+some rule the schema cannot write down: "a rule the schema has no knob for" (once fit has
+tried the cause's switches alone and in pairs on its cases: where those reproduce it, "knob
+values fit did not adopt reproduce it", ``fit.Fitter.causes``), unless every
 observation that shows it also differs as another cause's root does: then no value of its own
 knobs can make one match, and the evidence says nothing of them ("tangled with another cause").
 A tangled difference is written beside the cause it is tangled with, not as a cause of its
@@ -84,23 +87,42 @@ def _answer(step: observe.StepRecord) -> dict[str, str]:
 def inconsistencies(records: Mapping[str, observe.CaseRecord], cases: Mapping[str, Transcript]) -> dict[str, list[str]]:
     """Per case, where the implementation answered a situation otherwise than in an earlier case
     that reached the same situation (the first case to reach it is the one compared with)."""
-    first: dict[str, tuple[str, str, dict[str, str]]] = {}
-    found: dict[str, list[str]] = {}
+    return {case_id: [message for _at, message in found] for case_id, found in _inconsistent(records, cases).items()}
+
+
+def inconsistent(records: Mapping[str, observe.CaseRecord], cases: Mapping[str, Transcript]) -> dict[str, frozenset[evidence.Key]]:
+    """Per case answering a situation otherwise than another case did, what fit sets aside of
+    it: every observation from the first such step on. Neither answer is a rule (no rules
+    answer one situation two ways), and the game after it goes on from an answer no rules
+    gave, so no value is adopted for what they show."""
+    found = {}
+    for case_id, where in _inconsistent(records, cases).items():
+        first = min(at for at, _message in where)
+        found[case_id] = frozenset(key for step in records[case_id].steps if (step.deal, step.step) >= first
+                                   for key in evidence.observations(step))
+    return found
+
+
+def _inconsistent(records: Mapping[str, observe.CaseRecord],
+                  cases: Mapping[str, Transcript]) -> dict[str, list[tuple[tuple[int, int], str]]]:
+    """``inconsistencies`` with the step (deal, step) of each."""
+    first: dict[str, tuple[str, str, tuple[int, int], dict[str, str]]] = {}
+    found: dict[str, list[tuple[tuple[int, int], str]]] = {}
     for case_id, record in records.items():
         if case_id not in cases:
             continue
         for situation, step in _situations(cases[case_id], record):
             where = f"deal {step.deal} step {step.step} ({step.action})"
             said = _answer(step)
-            earlier = first.setdefault(situation, (case_id, where, said))
+            earlier = first.setdefault(situation, (case_id, where, (step.deal, step.step), said))
             if earlier[0] == case_id:
                 continue
-            parts = sorted(part for part in said.keys() | earlier[2].keys() if said.get(part) != earlier[2].get(part))
+            parts = sorted(part for part in said.keys() | earlier[3].keys() if said.get(part) != earlier[3].get(part))
             if parts:
                 message = (f"{where}: the same situation as {earlier[0]} {earlier[1]} answered otherwise "
                            f"({', '.join(parts[:3])})")
-                found.setdefault(case_id, []).append(message)
-                found.setdefault(earlier[0], []).append(f"{earlier[1]}: answered otherwise in {case_id} {where}")
+                found.setdefault(case_id, []).append(((step.deal, step.step), message))
+                found.setdefault(earlier[0], []).append((earlier[2], f"{earlier[1]}: answered otherwise in {case_id} {where}"))
     return found
 
 
@@ -154,7 +176,7 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
                    "say whether a knob explains it; set that difference right first")
         else:
             verdict, why = ResidualVerdict.NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
-        count = sum(len(weighed[c].missed | weighed[c].set_aside) for c in case_ids)
+        count = sum(len((weighed[c].missed - weighed[c].reordered) | weighed[c].set_aside) for c in case_ids)
         found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
                            str(group["example"]), why))
     return _folded(found, hosts)
