@@ -47,19 +47,6 @@ def terminal_progress(tool: str, every: float | None = None) -> Callable[[str], 
     return show
 
 
-def _plain_progress(tool: str, every: float) -> Callable[[str], None]:
-    last = [time.monotonic()]
-
-    def show(text: str) -> None:
-        now = time.monotonic()
-        if now - last[0] >= every:
-            last[0] = now
-            sys.stderr.write(f"{tool}: {printable(text[:150])}\n")
-            sys.stderr.flush()
-
-    return show
-
-
 def clear_progress() -> None:
     """Erase the progress line, if there is one, before the output proper."""
     if sys.stderr.isatty():
