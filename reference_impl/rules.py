@@ -101,6 +101,7 @@ class AuctionRules:
     pre_talon_max: int | None = None
     barrel_min_bid: int | None = None
     reentry: bool = False
+    ends_at_max_bid: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +181,7 @@ class BarrelRules:
     enabled: bool
     threshold: int
     jump_over_wins: bool
-    attempts: int
+    attempts: int | None  # None: no limit
     attempts_penalty: int
     attempt_counts: str
     give_up_deal_counts: bool
@@ -302,6 +303,7 @@ def _auction(s: _Section) -> AuctionRules:
         pre_talon_max=s.opt_int("pre_talon_max"),
         barrel_min_bid=s.opt_int("barrel_min_bid"),
         reentry=s.boolean("reentry"),
+        ends_at_max_bid=s.boolean("ends_at_max_bid"),
     )
     if rules.bid_step <= 0 or (rules.high_bid_step is not None and rules.high_bid_step <= 0):
         raise RulesError(f"rules.auction.bid_step: expected a positive step, got {rules.bid_step}")
@@ -408,7 +410,7 @@ def _barrel(s: _Section) -> BarrelRules:
         enabled=True,
         threshold=s.integer("threshold"),
         jump_over_wins=s.boolean("jump_over_wins"),
-        attempts=s.integer("attempts"),
+        attempts=s.opt_int("attempts"),
         attempts_penalty=s.integer("attempts_penalty"),
         attempt_counts=s.choice("attempt_counts", "every_deal", "as_declarer"),
         give_up_deal_counts=s.boolean("give_up_deal_counts"),
@@ -457,7 +459,8 @@ def _match_end(s: _Section) -> MatchEndRules:
     return MatchEndRules(
         s.integer("target"),
         s.boolean("defenders_can_win"),
-        s.choice("tie_break", "declarer_then_highest", "highest", "highest_then_play_on", "draw"),
+        s.choice("tie_break", "declarer_then_highest", "highest", "highest_then_play_on",
+                 "declarer_then_highest_then_play_on", "draw"),
         s.opt_choice("over_target", "reach", "reach", "exact_only"),
     )
 
