@@ -487,6 +487,8 @@ knob_mutant("give-up-half-rounded-up", "rounds the half-bid give-up gain up to 5
             "giving_up", half_bid_rounding="up_to_5")
 knob_mutant("give-up-half-not-rounded", "keeps the half-bid give-up gain exact where it rounds up to 5",
             "giving_up", half_bid_rounding="exact")
+knob_mutant("give-up-first-one-charged", "charges the declarer the bid for every give-up (ignores giving_up.declarer_loses_from)",
+            "giving_up", declarer_loses_from=1)
 knob_mutant("give-up-defenders-always-paid", "pays defenders from the first give-up (ignores giving_up.defenders_paid_from)",
             "giving_up", defenders_paid_from=1)
 knob_mutant("give-up-penalty-ignored", "never charges the penalty for repeated give-ups (ignores giving_up.penalty_from)",

@@ -129,6 +129,7 @@ class GivingUpRules:
     limit: int | None
     on_barrel: bool
     penalty_repeats: str = "each_from"
+    declarer_loses_from: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +336,7 @@ def _giving_up(s: _Section) -> GivingUpRules:
         defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
         half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", "exact", "up_to_5", "down"),
         defenders_paid_from=s.opt_int("defenders_paid_from") or 1,
+        declarer_loses_from=s.opt_int("declarer_loses_from") or 1,
         penalty=s.opt_int("penalty") or 0,
         penalty_from=s.opt_int("penalty_from"),
         limit=s.opt_int("limit"),

@@ -120,6 +120,7 @@ SENTENCES: dict[str, Sentence] = {
         each_from="Every give-up from that number on costs the penalty.",
         every_nth="Only every such number of give-ups costs the penalty (the count starts again).",
     ),
+    "giving_up.declarer_loses_from": lambda v, r: "Every give-up costs the declarer." if v == 1 else f"The declarer's give-ups cost nothing before number {v}.",
     "giving_up.defenders_paid_from": lambda v, r: "Defenders are paid for every give-up." if v == 1 else f"Defenders are paid from the declarer's give-up number {v} on.",
     "giving_up.penalty": lambda v, r: f"The extra penalty for a late give-up is {v}.",
     "giving_up.penalty_from": _off_or("From the declarer's give-up number {value} on, each costs the extra penalty.", "No extra penalty for repeated give-ups."),

@@ -94,10 +94,11 @@ def test_a_piece_for_a_knob_the_schema_lacks_is_reported() -> None:
 
 
 def test_the_repository_s_new_knobs_are_complete() -> None:
-    """The knobs and values of issue 51 (a new switch, a nullable number, a new choice)."""
+    """The knobs and values of issue 51 (two new knobs, a nullable number, a new choice)."""
     pieces = repository()
-    for knob in ("auction.ends_at_max_bid", "barrel.attempts", "match_end.tie_break"):
+    for knob in ("auction.ends_at_max_bid", "barrel.attempts", "match_end.tie_break", "giving_up.declarer_loses_from"):
         assert knob_gaps(knob, pieces) == [], knob
     assert "null" in pieces.shown["barrel.attempts"]
     assert '"declarer_then_highest_then_play_on"' in pieces.shown["match_end.tie_break"]
     assert {"true", "false"} <= set(pieces.shown["auction.ends_at_max_bid"])
+    assert {"1", "2"} <= set(pieces.shown["giving_up.declarer_loses_from"])
