@@ -488,6 +488,8 @@ knob_mutant("give-up-half-rounded-up", "rounds the half-bid give-up gain up to 5
             "giving_up", half_bid_rounding="up_to_5")
 knob_mutant("give-up-half-not-rounded", "keeps the half-bid give-up gain exact where it rounds up to 5",
             "giving_up", half_bid_rounding="exact")
+knob_mutant("give-up-first-one-charged", "charges the declarer the bid for every give-up (ignores giving_up.declarer_loses_from)",
+            "giving_up", declarer_loses_from=1)
 knob_mutant("give-up-defenders-always-paid", "pays defenders from the first give-up (ignores giving_up.defenders_paid_from)",
             "giving_up", defenders_paid_from=1)
 knob_mutant("give-up-penalty-ignored", "never charges the penalty for repeated give-ups (ignores giving_up.penalty_from)",
@@ -827,6 +829,10 @@ def _tie_break_first_seat() -> list[Patch]:
 # ================================================ variant axes: auction, talon, giving up, marriages, play
 # Mistakes about the knobs of the variant-axes work (opener_may_pass ... must_undertrump).
 
+knob_mutant("max-bid-waits-for-passes", "asks the others to pass after a bid of the maximum where auction.ends_at_max_bid ends "
+            "the auction at once", "auction", ends_at_max_bid=False)
+knob_mutant("max-bid-always-ends", "ends the auction at a bid of the maximum where the others still pass after it",
+            "auction", ends_at_max_bid=True)
 knob_mutant("opener-pass-refused", "refuses the opener's first pass where auction.opener_may_pass allows it", "auction",
             opener_may_pass=False)
 knob_mutant("all-pass-always-redeals", "redeals when all three pass even where the opener should play the opening bid "
@@ -890,6 +896,8 @@ knob_mutant("failed-contract-points-ignored", "pays the defenders nothing from a
             "scoring", failed_contract_points="lost")
 knob_mutant("declarer-bolt-ignored", "gives bolts to defenders only where bolts.declarer says the declarer too", "bolts",
             declarer=False)
+knob_mutant("barrel-attempts-always-limited", "ends a barrel visit after three deals where barrel.attempts sets no limit",
+            "barrel", attempts=lambda v: 3 if v is None else v)
 knob_mutant("barrel-failure-always-leaves", "ends the barrel visit on a failed contract where barrel.failed_contract says stay",
             "barrel", failed_contract="leave")
 knob_mutant("barrel-always-capped", "caps every score on the barrel where barrel.arrival_cap says uncapped", "barrel",
@@ -902,6 +910,9 @@ knob_mutant("barrel-arrivals-all-fall-back", "sends every arrival back when ther
             "barrel", arrivals_over_limit="all_fall_back")
 knob_mutant("past-the-target-always-wins", "lets a score past the target win where match_end.over_target says exact only",
             "match_end", over_target="reach")
+knob_mutant("tie-break-play-on-forgets-declarer", "gives a shared finish to the highest score where the declarer comes first "
+            "before equal highest scores play on", "match_end",
+            tie_break=lambda v: "highest_then_play_on" if v == "declarer_then_highest_then_play_on" else v)
 knob_mutant("tie-break-always-declarer", "settles every shared finish for the declarer, else the highest (ignores the other tie_break values)",
             "match_end", tie_break="declarer_then_highest")
 

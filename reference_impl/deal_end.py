@@ -232,7 +232,7 @@ def _barrel_occupants(state: MatchState, outcome: DealOutcome, events: list[Even
         state.scores[p] = _capped(state, score)  # ruling 7
         if _counts_as_attempt(state, outcome, p):
             state.barrel[p].attempts += 1
-            if state.barrel[p].attempts >= barrel.attempts:
+            if barrel.attempts is not None and state.barrel[p].attempts >= barrel.attempts:
                 _leave(state, p, "attempts_exhausted", barrel.attempts_penalty, events)
 
 
@@ -326,11 +326,11 @@ def _match_end(state: MatchState, outcome: DealOutcome, events: list[Event]) -> 
     best = [p for p in reached if state.scores[p] == top]
     if len(reached) == 1:
         winner: int | None = reached[0]
-    elif rule == "declarer_then_highest" and outcome.declarer in reached:
+    elif rule in ("declarer_then_highest", "declarer_then_highest_then_play_on") and outcome.declarer in reached:
         winner = outcome.declarer
     elif rule != "draw" and len(best) == 1:
         winner = best[0]
-    elif rule == "highest_then_play_on":
+    elif rule in ("highest_then_play_on", "declarer_then_highest_then_play_on"):
         return  # equal highest: nobody wins, the match goes on
     else:
         state.phase = Phase.MATCH_OVER

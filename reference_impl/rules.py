@@ -140,6 +140,7 @@ class AuctionRules:
     pre_talon_max: int | None = None
     barrel_min_bid: int | None = None
     reentry: bool = False
+    ends_at_max_bid: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +168,7 @@ class GivingUpRules:
     limit: int | None
     on_barrel: bool
     penalty_repeats: PenaltyRepeats = "each_from"
+    declarer_loses_from: int = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +221,7 @@ class BarrelRules:
     enabled: bool
     threshold: int
     jump_over_wins: bool
-    attempts: int
+    attempts: int | None  # None: no limit
     attempts_penalty: int
     attempt_counts: AttemptCounts
     give_up_deal_counts: bool
@@ -341,6 +343,7 @@ def _auction(s: _Section) -> AuctionRules:
         pre_talon_max=s.opt_int("pre_talon_max"),
         barrel_min_bid=s.opt_int("barrel_min_bid"),
         reentry=s.boolean("reentry"),
+        ends_at_max_bid=s.boolean("ends_at_max_bid"),
     )
     if rules.bid_step <= 0 or (rules.high_bid_step is not None and rules.high_bid_step <= 0):
         raise RulesError(f"rules.auction.bid_step: expected a positive step, got {rules.bid_step}")
@@ -372,6 +375,7 @@ def _giving_up(s: _Section) -> GivingUpRules:
         defender_gain_amount=s.opt_int("defender_gain_amount") or 0,
         half_bid_rounding=s.opt_choice("half_bid_rounding", "exact", HalfBidRounding),
         defenders_paid_from=s.opt_int("defenders_paid_from") or 1,
+        declarer_loses_from=s.opt_int("declarer_loses_from") or 1,
         penalty=s.opt_int("penalty") or 0,
         penalty_from=s.opt_int("penalty_from"),
         limit=s.opt_int("limit"),
@@ -447,7 +451,7 @@ def _barrel(s: _Section) -> BarrelRules:
         enabled=True,
         threshold=s.integer("threshold"),
         jump_over_wins=s.boolean("jump_over_wins"),
-        attempts=s.integer("attempts"),
+        attempts=s.opt_int("attempts"),
         attempts_penalty=s.integer("attempts_penalty"),
         attempt_counts=s.choice("attempt_counts", AttemptCounts),
         give_up_deal_counts=s.boolean("give_up_deal_counts"),

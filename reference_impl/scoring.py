@@ -72,7 +72,7 @@ def give_up_defender_gain(rules: GivingUpRules, bid: int) -> Number:
 
 def give_up_declarer_loss(rules: GivingUpRules, bid: int, count: int) -> int:
     """What the declarer loses for the ``count``-th give-up of the match (a positive number)."""
-    loss = bid if rules.declarer_loses == "winning_bid" else 0
+    loss = bid if rules.declarer_loses == "winning_bid" and count >= rules.declarer_loses_from else 0
     if rules.penalty_from is not None and count >= rules.penalty_from:
         # each_from: every give-up from the penalty_from-th on; every_nth: the penalty_from-th, twice that...
         if rules.penalty_repeats == "each_from" or count % rules.penalty_from == 0:

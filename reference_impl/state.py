@@ -645,6 +645,9 @@ class MatchState:
             if self.rules.auction.reentry:
                 # a new bid reopens the auction to everyone who passed before it
                 self.passed = [False, False, False]
+        if isinstance(action, Bid) and action.amount == self.rules.auction.max_bid and self.rules.auction.ends_at_max_bid:
+            self._win_auction(events)  # nobody can outbid the maximum: the others are not asked to pass
+            return
         passes = sum(self.passed)
         if passes == 3:
             self._all_passed(events)

@@ -80,7 +80,7 @@ Crowding = Literal["knock_off_occupants", "arrivals_fall_back", "all_fall"]
 ArrivalsOverLimit = Literal["all_fall_back", "highest_stay"]
 LockMode = Literal["stop_counting", "cap"]
 AfterExchangeWindow = Literal["after_contract", "before_contract"]
-TieBreak = Literal["declarer_then_highest", "highest", "highest_then_play_on", "draw"]
+TieBreak = Literal["declarer_then_highest", "highest", "highest_then_play_on", "declarer_then_highest_then_play_on", "draw"]
 OverTarget = Literal["reach", "exact_only"]
 RedealCondition = Literal["four_nines", "three_nines", "four_jacks", "hand_under_points", "talon_under_points",
                           "two_nines_in_talon"]

@@ -57,6 +57,21 @@ def knob_entry(section: str, knob: str) -> dict[str, Any]:
     return entry
 
 
+FIT_ROLES = ("amount", "step", "count", "score_line", "bid_line", "trick_line", "number")
+
+
+def fit_roles() -> dict[str, tuple[tuple[str, ...], str | None]]:
+    """``section.knob`` -> (its ``x-fit-role`` list, its ``x-fit-event`` or None), for every
+    number knob the schema annotates: how ``thousand fit`` reads candidate values for it."""
+    found: dict[str, tuple[tuple[str, ...], str | None]] = {}
+    for section, knobs in rule_sections().items():
+        for knob in knobs:
+            entry = knob_entry(section, knob)
+            if "x-fit-role" in entry:
+                found[f"{section}.{knob}"] = (tuple(entry["x-fit-role"]), entry.get("x-fit-event"))
+    return found
+
+
 def validate_document(data: Any, marks: Marks, file: str) -> None:
     """Raise a ProfileError for the first schema violation (by position in the file), carrying
     every other one (``more``)."""

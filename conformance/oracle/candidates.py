@@ -24,14 +24,29 @@ import variants
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
 from spec.vocabulary import SUITS, DifferenceKind, Phase
-from variants.schema import knob_entry
+from variants.schema import fit_roles, knob_entry
+
+# The number knobs' roles come from the schema (``x-fit-role``, ``x-fit-event``): a new number
+# knob names its role there and fit reads it without an edit here.
+ROLES = fit_roles()
+
+
+def _with_role(role: str) -> frozenset[str]:
+    return frozenset(knob for knob, (roles, _event) in ROLES.items() if role in roles)
+
+
+def _events_of(role: str) -> dict[str, str]:
+    return {knob: event for knob, (roles, event) in ROLES.items() if role in roles and event is not None}
+
+
+def _the_one(role: str) -> str:
+    (knob,) = _with_role(role)
+    return knob
+
 
 # Integer knobs whose values are bid or contract amounts: read from the legal sets.
-AMOUNT_KNOBS = frozenset({
-    "auction.opening_bid", "auction.high_bid_from", "auction.marriage_needed_above", "auction.max_bid",
-    "auction.stop_at", "auction.pre_talon_max", "auction.barrel_min_bid", "talon.shown_from_bid",
-    "barrel.min_contract"})
-STEP_KNOBS = frozenset({"auction.bid_step", "auction.high_bid_step"})
+AMOUNT_KNOBS = _with_role("amount")
+STEP_KNOBS = _with_role("step")
 AMOUNT_WORDS = ("bid", "contract")
 READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
@@ -43,24 +58,23 @@ SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tr
 # Score lines: the knob, and the event that shows a player's score reached it. The barrel
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
 # profile uses (1645) shows nowhere but in the scores around those events
-SCORE_LINES = {"barrel.threshold": "barrel_entered", "match_end.target": "match_won"}
+SCORE_LINES = _events_of("score_line")
 RESETS = ("dump", "score_reset")  # events that set a player's score back in the reply that shows a line reached
 # A bid line: the talon is shown from a winning bid of talon.shown_from_bid. It lies above the
 # highest winning bid whose auction ended without the talon shown and at or below the lowest
 # with it shown: a line of 240 shows nowhere else on a grid of 10 (no bid offered or refused)
-TALON_LINE = "talon.shown_from_bid"
+TALON_LINE = _the_one("bid_line")
 # A trick line: a marriage may be declared on the lead of tricks up to marriages.last_trick. It
 # lies at or above the latest trick on whose lead a holder was offered a declaration, and below
 # the earliest on whose lead a holder was not: a line of 3 shows only as leads of the fourth
 # trick and later with a king and queen of a suit in hand and no declaration offered
-MARRIAGE_LINE = "marriages.last_trick"
+MARRIAGE_LINE = _the_one("trick_line")
 TRICKS = 8  # the tricks of a deal: a hand leads trick 9 - (cards left)
 Held = tuple[tuple[str, ...], int, int]  # a bidder's marriages (suits), highest bid offered, step between bids
 # Count knobs: the event whose ``count`` shows the count they start or stop at. Defenders
 # paid from the fifth give-up show only as the give-up of count 5 scored apart, among many
 # score numbers that crowd a 5 out of the readings
-COUNT_KNOBS = {"giving_up.defenders_paid_from": "give_up", "giving_up.penalty_from": "give_up",
-               "giving_up.limit": "give_up", "bolts.every": "bolt"}
+COUNT_KNOBS = _events_of("count")
 
 
 @dataclass

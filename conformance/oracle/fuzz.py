@@ -179,7 +179,7 @@ def random_match_state(rng: random.Random, rules: dict[str, dict[str, Any]]) -> 
         if barrel["enabled"] and rng.random() < CHANCES.on_the_barrel and occupants < (barrel["max_occupants"] or 3):
             occupants += 1
             state["scores"][seat] = _occupant_score(rng, rules)
-            state["barrel"][seat] = {"on": True, "attempts": _one_short(rng, barrel["attempts"]),
+            state["barrel"][seat] = {"on": True, "attempts": _one_short(rng, barrel["attempts"] or 3),
                                      "failed_visits": _one_short(rng, barrel["failed_visit_reset"] or 3)}
         elif near_target or rng.random() < CHANCES.near_a_line:
             state["scores"][seat] = _score_near_a_line(rng, rules, near_target)

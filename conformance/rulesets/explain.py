@@ -198,8 +198,11 @@ class _Deal:
             entry = SeatSum(seat, "declarer gives up")
             loses = self.value("giving_up.declarer_loses")
             loss = bid if loses == "winning_bid" else Fraction(0)
-            entry.steps.append(f" give-up #{count}, loses {'the winning bid ' + number(bid) if loss else 'nothing'} "
-                               f"(giving_up.declarer_loses: {loses})")
+            free = loses == "winning_bid" and count < self.value("giving_up.declarer_loses_from")
+            loss = Fraction(0) if free else loss
+            why = (f"giving_up.declarer_loses_from: {self.value('giving_up.declarer_loses_from')}" if free
+                   else f"giving_up.declarer_loses: {loses}")
+            entry.steps.append(f" give-up #{count}, loses {'the winning bid ' + number(bid) if loss else 'nothing'} ({why})")
             start = self.value("giving_up.penalty_from")
             if start is not None and count >= start and (
                     self.value("giving_up.penalty_repeats") == "each_from" or count % start == 0):

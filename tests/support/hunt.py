@@ -27,7 +27,7 @@ def problems(match: dict[str, Any], rules: dict[str, dict[str, Any]]) -> list[st
             found.append(f"seat {seat}: score {score} off the 5-point grid")
         if place["on"] and not barrel["threshold"] <= score < target:
             found.append(f"seat {seat}: on the barrel at {score}")
-        if place["on"] and place["attempts"] >= barrel["attempts"]:
+        if place["on"] and barrel["attempts"] is not None and place["attempts"] >= barrel["attempts"]:  # null: no limit
             found.append(f"seat {seat}: {place['attempts']} attempts used of {barrel['attempts']}")
         if barrel["enabled"] and not place["on"] and score >= barrel["threshold"]:
             found.append(f"seat {seat}: {score} off the barrel at or past its threshold")

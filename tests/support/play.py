@@ -27,7 +27,7 @@ def initial_match(rules: Rules, rng: random.Random) -> dict[str, Any]:
         if rules.barrel.enabled:
             if score >= rules.barrel.threshold:
                 score, on = rules.barrel.threshold, True
-        barrel.append({"on": on, "attempts": rng.randrange(rules.barrel.attempts) if on else 0, "failed_visits": rng.randrange(2)})
+        barrel.append({"on": on, "attempts": rng.randrange(rules.barrel.attempts or 6) if on else 0, "failed_visits": rng.randrange(2)})
         scores.append(score)
     return {"scores": scores, "bolts": [rng.randrange(2) for _ in range(3)], "give_ups": [rng.randrange(3) for _ in range(3)], "barrel": barrel}
 

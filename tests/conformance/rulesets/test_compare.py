@@ -163,7 +163,7 @@ def test_replay_all_explains_the_worked_example() -> None:
     code, text, err = run("replay", WORKED_EXAMPLE, "--profiles", "all")
     assert code == 0, err
     assert max(len(line) for line in text.splitlines()) <= 100  # a 100-column terminal
-    assert "classic + 35 options" in text and "classic+pre-talon-cap" in text  # 32 options, and the three of the third engine's axes, which do not change this deal
+    assert "classic + 38 options" in text and "classic+pre-talon-cap" in text  # 32 options, the three of the third engine's axes and the three of issue 51, which do not change this deal
     out = " ".join(text.split())  # the lines are wrapped
     assert ("seat 0 (declarer): 84 card points + marriage D 80 = 164 >= contract 160, made; "
             "scores the contract (scoring.declarer_scores: contract): +160") in out
