@@ -311,7 +311,7 @@ class MatchState:
         changes: every reason that applies, the first in the order the engine checks them. A
         reason whose precedence the rules fix (DESIGN.md "Reason codes") comes alone."""
         if phase == Phase.MATCH_OVER:
-            yield illegal(Phase.MATCH_OVER, "the match is over")
+            yield illegal("match_over", "the match is over")
             return
         player = self.to_act
         if isinstance(parsed, Play):

@@ -8,7 +8,7 @@ lists every missing piece, one a line, and exits 1 when there is one:
 A knob is a property of a rule section in ``spec/schema/profile.schema.json``. It needs:
 its value in every root profile (``extends: null``); the engine reading it
 (``reference_impl/rules.py``) and using it (an attribute of that name elsewhere in
-``reference_impl``); a sentence in ``sitegen/prose.py``; its name in ``spec/diagnosis.yaml``
+``reference_impl``); a sentence in ``variants/prose.py``; its name in ``spec/diagnosis.yaml``
 (a section name there covers a knob for the runner, but a knob's own checks name it); a
 mutant naming it (``mutants/catalogue.py``); a case showing each value a bundled profile or
 option plays where the knob applies, and for a choice or a switch every value played
@@ -104,7 +104,7 @@ def knob_gaps(knob: str, pieces: Pieces) -> list[str]:
     elif not entry.get("x-display-only") and not re.search(rf"\.{name}_?\b", pieces.engine):
         found.append("the engine does not use it (no attribute of that name in reference_impl)")
     if knob not in pieces.sentences:
-        found.append("no prose sentence (sitegen/prose.py SENTENCES)")
+        found.append("no prose sentence (variants/prose.py SENTENCES)")
     if knob not in pieces.diagnosed and knob.partition(".")[0] not in pieces.diagnosed:
         found.append("no diagnosis entry naming it or its section (spec/diagnosis.yaml, beside a default)")
     if knob not in pieces.mutants and not entry.get("x-display-only") and knob not in pieces.no_mutant:
@@ -154,7 +154,7 @@ def load() -> Pieces:
     import variants
     from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
     from mutants.catalogue import CATALOGUE
-    from sitegen.prose import SENTENCES
+    from variants.prose import SENTENCES
     from variants.schema import knob_entry, rule_sections
 
     schema = {f"{section}.{knob}": knob_entry(section, knob) for section, knobs in rule_sections().items() for knob in knobs}

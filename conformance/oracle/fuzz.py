@@ -1310,9 +1310,10 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
         # written where it is asked for first, so that a failing write names the user's file;
         # proven from a folder of its own, as the printed command replays that file alone
         saved = save(data, save_to) if save_to is not None else None
-        with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
-            save(data, Path(scratch))
-            found.proof = proof.why_not(Path(scratch))
+        if not failed(found.divergence):  # a protocol break is the implementation's, however it replays
+            with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
+                save(data, Path(scratch))
+                found.proof = proof.why_not(Path(scratch))
         if found.proof:
             found.unsaved = "not reproducible"
             if saved is not None:

@@ -12,6 +12,7 @@ from typing import Iterator
 
 import pytest
 
+from spec.vocabulary import ResidualVerdict
 from conformance.oracle import evidence, fit, observe, residual
 from tests.support.paths import FAKE_IMPLS
 
@@ -66,7 +67,7 @@ def test_fit_calls_an_engine_that_leaves_nobody_to_act_likely_a_bug_and_adopts_n
     assert result.accepted == [], "no knob value plays a contract phase with nobody to act"
     assert set(result.residual) == set(WITH_CONTRACTS)
     found = residual.causes(result.weighed, fitter.impl_records, result.exercised, "polish", fitter.tried, fitter.by_id)
-    assert found and all(cause.verdict == residual.BUG for cause in found)
+    assert found and all(cause.verdict == ResidualVerdict.BUG for cause in found)
     assert any("left nobody to act" in cause.why for cause in found)
     assert all(e.set_aside and not e.missed for e in result.weighed.values()), "every difference is set aside"
 

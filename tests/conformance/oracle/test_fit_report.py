@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import variants
+from spec.vocabulary import ResidualVerdict
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import fit, residual
 from conformance.terminal import terminal_progress
@@ -38,7 +39,7 @@ def test_changed_names_only_knobs_left_at_another_value_than_the_profiles() -> N
                           "a case, deal 1 step 1 (legal)", 3)
     back = fit.Accepted((fit.Change("auction.ceiling", ceiling),), 1, 1, "another case", 2)
     result = fit.FitResult("polish", rules, [record, back], {}, 1)
-    lines = [line for line in fit.report(result, "", (), profile).splitlines() if line.startswith("# changed")]
+    lines = [line for line in fit.report(result, "", ()).splitlines() if line.startswith("# changed")]
     assert lines == [f"# changed auction.opening_bid: {bid + 10}: reproduces 3 more observation(s) (1 whole case(s)), "
                      "e.g. a case, deal 1 step 1 (legal)"]
 
@@ -76,10 +77,10 @@ def test_a_cause_a_switch_reproduces_is_not_called_no_knob(tmp_path: Path) -> No
                                exercised={MUST_BEAT: cases[0].knobs}, weighed=weighed)
         assert result.residual
         plain = residual.causes(result.weighed, fitter.impl_records, result.exercised, "polish", {}, fitter.by_id)
-        assert plain and plain[0].verdict == residual.NO_KNOB
+        assert plain and plain[0].verdict == ResidualVerdict.NO_KNOB
         found = fitter.causes(result)
     finally:
         fitter.close()
-    assert found[0].verdict == residual.PAIRED
+    assert found[0].verdict == ResidualVerdict.PAIRED
     assert found[0].why.startswith('play.must_beat: false reproduces')
     assert 0 < fitter.pairs_tried <= fit.PAIR_BUDGET
