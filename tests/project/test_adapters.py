@@ -19,6 +19,8 @@ import pytest
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from tests.support.paths import ROOT
 
+pytestmark = pytest.mark.slow  # every test runs an adapter (Python or Node) over a case list as a subprocess
+
 STARTER = ROOT / "conformance" / "starter.txt"
 ADAPTERS = {
     "python": [sys.executable, str(ROOT / "examples" / "adapters" / "python" / "adapter.py")],

@@ -121,6 +121,7 @@ def test_fuzz_of_the_reference_against_itself_plays_out_and_finds_nothing() -> N
     ("short", "replies to"),
     ("hang", "no reply to 'batch' within 2 s"),
 ])
+@pytest.mark.slow
 def test_an_implementation_broken_in_its_batch_replies_is_reported_broken(mode: str, said: str) -> None:
     command = [sys.executable, str(FAKE_IMPLS / "batch_hostile.py"), mode]
     started = time.monotonic()

@@ -103,6 +103,7 @@ def test_a_first_sentence_keeps_its_brackets_whole() -> None:
         "'x' (the deal is abandoned without score. y) or z."
 
 
+@pytest.mark.slow
 def test_no_knob_description_claims_what_a_value_of_a_knob_denies() -> None:
     """A knob's meaning holds for every profile: it may not state a claim that some allowed
     value of another knob makes false (auction.opening once said the opener may never pass)."""
@@ -117,6 +118,7 @@ def test_no_knob_description_claims_what_a_value_of_a_knob_denies() -> None:
     assert "The opener may never pass first." not in page
 
 
+@pytest.mark.slow
 def test_how_a_deal_goes_says_nothing_a_profile_contradicts() -> None:
     text = (ROOT / "docs" / "how-a-deal-goes.md").read_text(encoding="utf-8")
     text = re.sub(r'--8<-- "([^"]+)"', lambda m: (ROOT / m.group(1)).read_text(encoding="utf-8"), text)

@@ -107,6 +107,7 @@ def test_a_bad_file_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in done.stderr and "missing.yaml" in done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not shutil.which("chromium"), reason="needs Chromium to print")
 def test_a_printed_rulebook_fits_on_four_a4_pages(tmp_path: Path) -> None:
     for name in variants.all_names():

@@ -20,6 +20,7 @@ def hand_written() -> list[Transcript]:
     return [item for item in discover([CASES_DIR]) if isinstance(item, Transcript)]
 
 
+@pytest.mark.slow
 def test_the_corpus_has_300_hand_written_cases_over_the_six_profiles() -> None:
     cases = hand_written()
     assert len(cases) >= 300
@@ -27,6 +28,7 @@ def test_the_corpus_has_300_hand_written_cases_over_the_six_profiles() -> None:
     assert all(per_profile[name] >= 15 for name in PROFILES), per_profile
 
 
+@pytest.mark.slow
 def test_no_hand_written_case_is_marked_generated() -> None:
     assert not [case.id for case in hand_written() if case.generated]
 

@@ -87,6 +87,7 @@ def test_knob_names_come_from_the_profile_schema() -> None:
     assert "auction.bid_stepp" not in names and "bid_step" not in names
 
 
+@pytest.mark.slow
 def test_every_bundled_transcript_loads() -> None:
     bugs = [item.message for item in transcripts.discover([transcripts.CASES_DIR, transcripts.GENERATED_DIR])
             if isinstance(item, CaseBug)]

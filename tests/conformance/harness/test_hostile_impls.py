@@ -29,6 +29,8 @@ from spec import SCHEMA_DIR
 from tests.support.paths import ROOT
 from tests.support.processes import alive
 
+pytestmark = pytest.mark.slow  # every test starts thousand verify and a hostile implementation as subprocesses
+
 HOSTILE = FAKE.parent / "hostile.py"
 HANG_GUARD = 60  # seconds: only turns a hang into a failure
 REPORT_SCHEMA = json.loads((SCHEMA_DIR / "report.schema.json").read_text(encoding="utf-8"))

@@ -13,6 +13,8 @@ from conformance.harness.process import Implementation, Preencoded, Timeout
 from conformance.corpus.transcripts import discover
 from tests.fake_impls.toy_corpus import fake, write_case
 
+pytestmark = pytest.mark.slow  # every test starts thousand verify and a misbehaving implementation as subprocesses
+
 TIMEOUT = 1.0  # seconds per reply; short, so that the hangs end quickly
 
 

@@ -154,6 +154,7 @@ def verified(command: tuple[str, ...], validate: bool) -> list[runner.Result]:
     return [state.results[i] for i in sorted(state.results)]
 
 
+@pytest.mark.slow
 def test_an_adapter_that_sends_less_gets_the_verdicts_of_the_full_one() -> None:
     full = verified(runner.REFERENCE_COMMAND, False)
     less = verified((sys.executable, str(FAKE_IMPLS / "less_ref.py")), True)  # --validate-messages on

@@ -190,6 +190,7 @@ def situations_telling_apart(profile: str, house: Mapping[str, Any], knob: str, 
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("profile,house,knob,value", THIN_SPOTS,
                          ids=[f"{p}{''.join(f' {k}={v}' for k, v in h.items())} {k}={v}" for p, h, k, v in THIN_SPOTS])
 def test_a_thin_spot_is_told_apart_by_three_situations(profile: str, house: dict[str, Any], knob: str, value: Any) -> None:

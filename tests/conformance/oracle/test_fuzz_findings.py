@@ -21,6 +21,8 @@ from conformance.oracle import fuzz, observe
 from tests.fake_impls.own_rules import TABLE_300
 from tests.support.paths import FAKE_IMPLS
 
+pytestmark = pytest.mark.slow  # every test runs fuzz against doubles and replays its transcripts
+
 SERVE = [sys.executable, "-m", "mutants.serve"]
 # the engine's own rule, no knob expresses it (the known cause), and its bug
 KNOWN, BUG = "last-trick-bonus", "marriage-values-hearts-diamonds-swapped"

@@ -22,6 +22,8 @@ from tests.fake_impls.toy_corpus import fake
 from reference_impl.server import MAX_LINE, read_lines, serve
 from tests.support.paths import FAKE_IMPLS
 
+pytestmark = pytest.mark.slow  # every test runs fuzz against doubles in subprocesses
+
 LOCKSTEP = FAKE_IMPLS / "lockstep.py"
 CLASSIC = variants.resolve("classic").to_document()
 HANDS = [["AS", "10S", "KS", "QS", "JS", "9S", "AC"], ["10C", "KC", "QC", "JC", "9C", "AD", "10D"],

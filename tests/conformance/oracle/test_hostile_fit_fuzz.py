@@ -34,6 +34,8 @@ from tests.fake_impls.toy_corpus import FAKE, GOOD_STEPS, write_case
 from tests.support.processes import alive
 from tests.support.paths import ROOT
 
+pytestmark = pytest.mark.slow  # every test starts verify, fit or fuzz with a hostile implementation as subprocesses
+
 HOSTILE = FAKE.parent / "hostile_ref.py"
 GUARD = 90  # seconds: only turns a hang into a failure
 MEMORY = 2 * 1024 ** 3  # bytes of address space the command may use: a 6 MB value per step would pass it

@@ -8,12 +8,16 @@ fit changes no knob, while what it leaves out is counted as unchecked, never com
 
 from __future__ import annotations
 
+import pytest
+
 import subprocess
 import sys
 
 from conformance.harness.session import Declarations
 from conformance.oracle import observe
 from tests.support.paths import FAKE_IMPLS, ROOT
+
+pytestmark = pytest.mark.slow  # every test runs the runner against a double that sends less, over many cases
 
 LESS = [sys.executable, str(FAKE_IMPLS / "less_ref.py")]
 START = {"seq": 1, "version": 1, "implementation": {"name": "x"}, "profiles": "own", "events": "derived",

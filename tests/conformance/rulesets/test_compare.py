@@ -101,6 +101,7 @@ def test_the_worked_example_scores_differently_under_polish(gambler_club_vs_poli
     assert "with a different result" in impact
 
 
+@pytest.mark.slow
 def test_a_refused_step_is_reported_as_a_divergence_not_skipped(gambler_club_vs_polish: str) -> None:
     assert "refused: must_beat" in gambler_club_vs_polish.split("IMPACT ON THE TRANSCRIPTS")[1]
 
