@@ -30,6 +30,7 @@ from conformance.harness import derive, diagnosis
 from conformance.harness.findings import Finding, Observed, broken
 from conformance.harness.process import Preencoded, ProtocolFailure
 from conformance.harness.session import DECLARATIONS, NOTE, Declarations, Errored, Session, Skipped, Unsupported, judge
+from conformance.harness.session import short as _short  # one way to show a value in a message
 from conformance.corpus.transcripts import CaseBug, Transcript, refusal_class, refused_reasons
 from spec.vocabulary import Phase
 
@@ -725,13 +726,6 @@ def _refusal_text(refusal: Any) -> str:
     return repr(refusal)
 
 
-def _short(value: Any, limit: int = 300) -> str:
-    """A value in a message, as JSON (the protocol's own notation), clipped."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (ValueError, RecursionError):
-        text = "<not representable as JSON>"
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 # --- the whole run --------------------------------------------------------------------

@@ -23,7 +23,7 @@ START_GRACE = 5.0  # seconds the first reply (to start) may take at least: inter
 DECLARATIONS = ("any", "own")  # besides a list of profile names (docs/protocol.md, Declarations)
 
 
-def _short(value: Any, limit: int = 300) -> str:
+def short(value: Any, limit: int = 300) -> str:
     """A value in a message, as JSON (the protocol's own notation), clipped."""
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
@@ -38,7 +38,7 @@ def said(value: Any, field: str) -> str:
     """The text an implementation gave (``{"reason": ...}``, ``{"message": ...}``) as a reader
     reads it: the field's text, else the value as JSON, never a Python repr; clipped."""
     text = value.get(field) if isinstance(value, dict) else None
-    return text[:500] + ("..." if len(text) > 500 else "") if isinstance(text, str) else _short(value, 500)
+    return text[:500] + ("..." if len(text) > 500 else "") if isinstance(text, str) else short(value, 500)
 
 
 class Skipped(Exception):
@@ -95,7 +95,7 @@ class Unsupported:
         if not isinstance(value, dict) or set(value) - set(cls.KEYS) or not all(
                 isinstance(v, list) and all(isinstance(i, str) for i in v) for v in value.values()):
             raise ProtocolFailure("start: 'unsupported' must be an object with lists of strings under "
-                                  f"{', '.join(cls.KEYS)}; got {_short(value)}")
+                                  f"{', '.join(cls.KEYS)}; got {short(value)}")
         return cls(*(frozenset(value.get(key, [])) for key in cls.KEYS))
 
     def action(self, action: str) -> str | None:
@@ -132,12 +132,12 @@ class Declarations:
         """The declarations of a ``start`` reply; ProtocolFailure for one that breaks the protocol."""
         version = reply.get("version")
         if version != VERSION or isinstance(version, bool):
-            raise ProtocolFailure(f"start: the implementation speaks version {_short(version)}; expected {VERSION}")
+            raise ProtocolFailure(f"start: the implementation speaks version {short(version)}; expected {VERSION}")
         profiles = reply.get("profiles")
         if not (profiles in DECLARATIONS or (isinstance(profiles, list) and all(isinstance(p, str) for p in profiles))):
-            raise ProtocolFailure(f"start: 'profiles' must be \"any\", \"own\" or a list of profile names; got {_short(profiles)}")
+            raise ProtocolFailure(f"start: 'profiles' must be \"any\", \"own\" or a list of profile names; got {short(profiles)}")
         if not isinstance(reply.get("refusal_reasons", True), bool):
-            raise ProtocolFailure(f"start: 'refusal_reasons' must be true or false; got {_short(reply.get('refusal_reasons'))}")
+            raise ProtocolFailure(f"start: 'refusal_reasons' must be true or false; got {short(reply.get('refusal_reasons'))}")
         unsupported = Unsupported.read(reply.get("unsupported"))
         extensions = reply.get("extensions")
         offered = frozenset(e for e in extensions if isinstance(e, str)) if isinstance(extensions, list) else frozenset()
@@ -160,7 +160,7 @@ NEEDED_FIELDS = frozenset({"phase", "to_act"})  # state fields no implementation
 def _choice(reply: dict[str, Any], key: str, values: tuple[str, str]) -> str:
     value = reply.get(key, values[0])
     if value not in values:
-        raise ProtocolFailure(f"start: {key!r} must be {values[0]!r} or {values[1]!r}; got {_short(value)}")
+        raise ProtocolFailure(f"start: {key!r} must be {values[0]!r} or {values[1]!r}; got {short(value)}")
     return str(value)
 
 
@@ -286,7 +286,7 @@ class Session(Implementation):
             judge("state", read[1].reply)
             after = read[1].reply.get("state")
             if not isinstance(after, dict):
-                raise ProtocolFailure(f"reply to the state asked after {command!r} lacks \"state\": {_short(read[1].reply)}")
+                raise ProtocolFailure(f"reply to the state asked after {command!r} lacks \"state\": {short(read[1].reply)}")
             before = None if command == "deal" else view.state
             after = view.seen(after, dealt=command == "deal" and declared.opening_placed)
             if declared.events_derived and reply.get("ok") is True:
