@@ -24,6 +24,7 @@ from sitegen import outputs, results
 from sitegen.sources import link_citations, sources_page
 from variants.schema import rule_sections
 from variants import rulebook
+from variants.equivalents import load_equivalents
 from conformance.cli.report import markdown_text
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from spec import SCHEMA_DIR, SPEC_DIR
@@ -161,6 +162,12 @@ def profile_page(name: str, cases: list[Transcript]) -> str:
 def untested_note(knob: str, inert: dict[str, str], profile: str, cases: list[Transcript], page: str) -> str:
     """For a knob no transcript names: why none can, and the transcripts of the rule that decides it."""
     if knob not in inert:
+        same = [e for e in load_equivalents() if e.profile == profile and e.knob == knob]
+        elsewhere = [c for c in cases if knob in c.knobs][:3]
+        if same and elsewhere:  # spec/equivalent-values.yaml: no deal of this profile shows another value
+            shown = ", ".join(link(page, page_of(c), c.id.split("/")[-1]) for c in elsewhere)
+            return (f"No deal here can show another value: {mark_ids(same[0].reason)}. "
+                    f"Transcripts that show it under other rules: {shown}")
         return "Tested by: *no transcript yet*"
     section, _, name = knob.partition(".")
     deciding = [c for other in variants.controlling_knobs(section, name) for c in cases_for(cases, profile, other)]

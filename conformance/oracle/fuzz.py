@@ -46,7 +46,8 @@ from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.oracle.fit import command_of, resolved_option
 from conformance.harness.session import Declarations, Skipped
 from conformance.harness.process import Answer, Posted, ProtocolFailure
-from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, _short, equal
+from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
+from conformance.harness.session import short as _short
 from conformance.corpus.transcripts import TranscriptError, load
 
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
@@ -797,7 +798,10 @@ def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
         return ()
     step = observe.as_shown(step, None if before is None else before[1].state, declared)
     legal = None if before is None else before[0].legal
-    mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, got.state)
+    absent = declared.unsupported.state_fields if declared is not None else frozenset()
+    # a field declared absent is compared on neither side, even where an adapter still sends it
+    state = {k: v for k, v in got.state.items() if k not in absent} if absent and isinstance(got.state, dict) else got.state
+    mine = observe.StepRecord(step.deal, step.step, step.action, legal, got.reply, state)
     expected = observe.CaseRecord("fuzz", (step,))
     actual = observe.CaseRecord("fuzz", (mine,))
     prior = None if before is None else before[1].state  # what a legal-set difference is read against

@@ -9,7 +9,9 @@ by default:
 - ``bolts``: no ``bolts`` field in any state (``"unsupported": {"state_fields": ["bolts"]}``);
 - ``opening``: the opener's forced bid is placed at the deal, as an engine that bids it
   itself would (``"opening_bid": "placed"``);
-- ``gives``: the exchange's legal set lists ``give X`` per card (``"give": "cards"``).
+- ``gives``: the exchange's legal set lists ``give X`` per card (``"give": "cards"``);
+- ``declared-only``: with ``bolts``, the field is declared absent but still sent, as an adapter
+  that fills every field in anyway does (the runner must compare it on neither side).
 
 The game itself is the reference's: verify, fit and fuzz must give the reference's verdicts,
 with what the adapter leaves out counted unchecked.
@@ -23,7 +25,7 @@ import sys
 from typing import Any
 
 REFERENCE = [sys.executable, "-I", "-m", "reference_impl.server"]
-PARTS = ("events", "bolts", "opening", "gives")
+PARTS = ("events", "bolts", "opening", "gives", "declared-only")
 
 
 class Less:
@@ -62,7 +64,7 @@ class Less:
             self.place_opening()
         if cmd in ("deal", "apply") and "events" in self.parts:
             reply.pop("events", None)
-        if cmd == "state" and "bolts" in self.parts and isinstance(reply.get("state"), dict):
+        if cmd == "state" and "bolts" in self.parts and "declared-only" not in self.parts and isinstance(reply.get("state"), dict):
             reply["state"].pop("bolts", None)
         if cmd == "legal" and "gives" in self.parts and isinstance(reply.get("actions"), list):
             reply["actions"] = singles(reply["actions"])
@@ -83,7 +85,7 @@ def singles(actions: list[Any]) -> list[Any]:
 
 
 def main() -> None:
-    parts = set(sys.argv[1].split(",")) if len(sys.argv) > 1 else set(PARTS)
+    parts = set(sys.argv[1].split(",")) if len(sys.argv) > 1 else set(PARTS) - {"declared-only"}
     if parts - set(PARTS):
         sys.exit(f"less_ref.py: unknown parts {sorted(parts - set(PARTS))}; choose among {', '.join(PARTS)}")
     less = Less(parts)

@@ -14,7 +14,8 @@ import subprocess
 import sys
 
 from conformance.harness.session import Declarations
-from conformance.oracle import observe
+import variants
+from conformance.oracle import fuzz, observe
 from tests.support.paths import FAKE_IMPLS, ROOT
 
 pytestmark = pytest.mark.slow  # every test runs the runner against a double that sends less, over many cases
@@ -57,3 +58,12 @@ def test_fit_changes_no_knob_and_counts_the_absent_field_unchecked() -> None:
     assert "# no knob change reproduces more observations" in done.stdout
     assert "# unchecked: the state fields bolts, which the implementation declares absent (never compared)" in done.stdout
     assert "# residual: none" in done.stdout
+
+
+def test_fuzz_compares_a_field_declared_absent_on_neither_side_even_when_it_is_sent() -> None:
+    """An adapter may declare ``bolts`` absent and still fill the field in (the JavaScript kit
+    completes every state): fuzz compares it on neither side, so the reference played through
+    such an adapter diverges nowhere (every trial ended on ``state.bolts`` before)."""
+    double = [sys.executable, str(FAKE_IMPLS / "less_ref.py"), "bolts,declared-only"]
+    outcome = fuzz.fuzz(double, "polish", variants.resolve("polish").to_document(), deals=20, seed="1", max_findings=None)
+    assert outcome.deals_played == 20 and not outcome.findings and not outcome.unreproducible, outcome
