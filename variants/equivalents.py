@@ -63,3 +63,26 @@ def _entry(item: object, index: int, file: str, pos: Position) -> list[Equivalen
         raise fail("expected 'reason' to say why no deal can show the difference")
     return [Equivalent(profile, str(item["knob"]), value, item["reason"])
             for profile in item["profiles"] for value in item["values"]]
+
+
+def shown_by_no_deal(profile: str, values: dict[str, Any]) -> dict[str, str]:
+    """Knob ("section.knob") -> why no deal of ``profile`` can show another value: a switch (an
+    enum or a boolean) every other value of which the table lists as equivalent under it. Such
+    a value needs no case there, as an inert knob needs none (``thousand coverage``)."""
+    from variants.schema import knob_entry
+
+    listed: dict[str, list[Equivalent]] = {}
+    for equivalent in load_equivalents():
+        if equivalent.profile == profile:
+            listed.setdefault(equivalent.knob, []).append(equivalent)
+    found = {}
+    for knob, entries in listed.items():
+        section, _, name = knob.partition(".")
+        schema = knob_entry(section, name)["properties"]["value"]
+        domain = schema["enum"] if "enum" in schema else [True, False] if schema.get("type") == "boolean" else None
+        if domain is None or knob not in values:
+            continue
+        others = [v for v in domain if v != values[knob]]
+        if others and all(any(e.value == v for e in entries) for v in others):
+            found[knob] = f"every other value plays the same here ({entries[0].reason})"
+    return found

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 import variants
+from variants.equivalents import shown_by_no_deal
 from conformance.corpus.transcripts import CASES_DIR, Transcript, discover
 from spec.vocabulary import ExitCode
 
@@ -86,8 +87,9 @@ def bundled_profiles(selected: Sequence[str] = ()) -> list[ProfileSpec]:
                 continue
             parent_values = knob_values(variants.resolve(parent).rules) if parent else None
             resolved = variants.resolve(name)
-            specs.append(ProfileSpec(name, knob_values(resolved.rules), parent, parent_values,
-                                     variants.inert_knobs(resolved)))
+            values = knob_values(resolved.rules)
+            unshown = {**shown_by_no_deal(name, values), **variants.inert_knobs(resolved)}
+            specs.append(ProfileSpec(name, values, parent, parent_values, unshown))
     return specs
 
 
