@@ -106,8 +106,9 @@ def question(profile: str, document: dict[str, Any], fitted_text: str, other_tex
         fitted.write_text(fitted_text, encoding="utf-8")
         fitted_document = {**variants.resolve(str(fitted)).to_document(), "profile": document["profile"]}
         command = [*REFERENCE_COMMAND, "--rules", str(other)]
+        # proven as any fuzz finding, by the reference under the rules kept so far (``rules``)
         outcome = fuzz.fuzz(command, profile, fitted_document, deals=policy.deals, seed=seed,
-                            timeout=policy.timeout, save_to=folder)
+                            timeout=policy.timeout, save_to=folder, rules=str(fitted))
     return outcome.saved if outcome.findings and outcome.saved is not None else None
 
 
