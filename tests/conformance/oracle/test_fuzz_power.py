@@ -70,6 +70,6 @@ def test_stacked_deals_are_whole_decks() -> None:
 ])
 def test_a_mutant_uniform_play_missed_is_found_and_its_transcript_tells_them_apart(
         mutant: str, profile: str, seed: str, tmp_path: Path) -> None:
-    found_and_told_apart(mutant, profile, seed, 30, tmp_path)
+    found_and_told_apart(mutant, profile, seed, 60, tmp_path)  # within 60 deals: four-aces-where-off takes 43 under seed 3 since the rules gained four knobs
 
 
