@@ -6,7 +6,7 @@ the terminal shows to docs/snippets/NAME.txt, which docs/verify.md includes.
 `python -m sitegen.outputs --check` runs them again and exits 1 when an output differs from
 the committed one (times and speeds aside), naming the first line that drifted; with
 `--with-verify` it also reruns the verify runs behind `python -m sitegen.results`'s
-outputs (about ten minutes more). CI runs the check (.ci/run).
+outputs (about a minute more: only the runs a page shows). CI runs the check with it (.ci/run).
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when an output drifted")
     parser.add_argument("--with-verify", action="store_true",
-                        help="also rerun the verify outputs of python -m sitegen.results (about ten minutes)")
+                        help="also rerun the verify outputs of python -m sitegen.results that pages show (about a minute)")
     parser.add_argument("--only", nargs="+", default=[], metavar="NAME", help="only these outputs")
     args = parser.parse_args(argv)
     chosen = [o for o in OUTPUTS if not args.only or o.name in args.only]
