@@ -63,7 +63,7 @@ def _check_types(taken: snapshot.Snapshot) -> None:
 
 @pytest.mark.parametrize("name", profile_names())
 def test_a_state_reads_back_as_its_own_snapshot(name: str) -> None:
-    for seed in range(3):
+    for seed in range(2):  # two matches of three deals per profile: every phase, in the fast tier's minute
         for state in _states(name, seed):
             taken = state.snapshot()
             _check_types(taken)
