@@ -28,7 +28,7 @@ from conformance.harness.findings import Finding, Observed
 from conformance.oracle import batch, expectation
 from conformance.harness.process import Answer, CannotStart, Implementation, Posted, Preencoded, ProtocolFailure, Timeout
 from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, START_FAILURES_BEFORE_GIVING_UP,
-                                        TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, VALUE_LIMIT, _too_deep, clip_value,
+                                        TIMEOUTS_IN_A_ROW_BEFORE_GIVING_UP, _too_deep, clip_value,
                                         equal, identical, match_name, same, unmatched_event)
 from conformance.harness.session import DECLARATIONS, Declarations, Errored, Session, Skipped, judge
 from conformance.corpus.transcripts import Transcript, written_reasons
@@ -37,8 +37,11 @@ from spec.vocabulary import DifferenceKind
 # Every observable state field changes under some knob; none is left out of the comparison.
 
 Request = tuple[str, dict[str, Any]]  # (command, fields) of one protocol request
-LARGE_REPLIES_KEPT = 64 * 1024 * 1024  # bytes of replies over LARGE_LINE a run reads (see ReplyBudget)
+# A bound on time, not memory (what is kept of a long line is bounded by KEPT_VALUE): decoding a
+# GiB of JSON takes seconds, and an engine that sends more (6 MB at every state) is given up on.
+LARGE_REPLIES_READ = 1024 * 1024 * 1024  # bytes of replies over LARGE_LINE a run reads (see ReplyBudget)
 LARGE_LINE = 16 * 1024  # a reply line longer than this is charged to the budget (the reference's longest are a few KiB)
+KEPT_VALUE = 4 * 1024  # characters of JSON kept of one value of a long line; more stands in as its size and digest
 
 
 @dataclass(frozen=True)
@@ -297,25 +300,22 @@ class Observer:
         return answers
 
     def _kept(self, item: Posted, answer: Answer) -> Answer:
-        """The answer with every value clipped as the runner clips it (a 6 MB string, a list
-        nested 900 deep), and the run's budget for large replies charged; a line short and
-        shallow enough to hold no such value is taken as it is (every reply of the reference)."""
+        """The answer with every value over KEPT_VALUE standing in as its size and digest (a
+        60 KB or 6 MB string, a list nested 900 deep), and the run's budget for large replies
+        charged; a line short and shallow enough to hold no such value is taken as it is (every
+        reply of the reference)."""
         line = answer.line
         shallow = line.count(b"[") + line.count(b"{") < 100
         if len(line) <= LARGE_LINE and shallow:
             return answer
-        # every long line is charged, those under the clip too: a fit keeps what it observed of
-        # every case until its end, so values just under VALUE_LIMIT at every step would
-        # otherwise add up to gigabytes; the budget bounds the sum
         if not self.budget.take(len(line)):
             raise ProtocolFailure(f"reply to {item.command!r}: the run already received {_mib(self.budget.total)} of "
                                   f"replies over {_mib(LARGE_LINE)}; no more are read")
-        if len(line) <= VALUE_LIMIT and shallow:
-            return answer
-        reply = {key: _clipped(value) for key, value in answer.reply.items()}
-        if isinstance(reply.get("state"), dict):
-            reply["state"] = {key: _clipped(value) for key, value in reply["state"].items()}
-        return Answer(line, reply)
+        # a fit keeps what it observed of every case until its end: values kept whole up to the
+        # runner's clip (64 KiB) at every step added up to gigabytes; a stand-in of a few hundred
+        # bytes compares as the value does (equal digests for equal values) and no reference
+        # value is that long, so nothing a comparison needs is lost
+        return Answer(line, _clipped_reply(answer.reply, KEPT_VALUE))
 
     def trusted(self, command: str, **fields: Any) -> Answer:
         """One request's reply taken as it is, never clipped: for the reference only (a
@@ -793,17 +793,19 @@ def _plan(case: Transcript) -> _Plan:
     return plan
 
 
-def _clipped(value: Any) -> Any:
+def _clipped(value: Any, limit: int = KEPT_VALUE) -> Any:
     if isinstance(value, (str, list, dict)) and (len(value) > 64 or _too_deep(value)):
-        return clip_value(value)[0]
+        return clip_value(value, limit)[0]
     return value
 
 
-def _clipped_reply(reply: dict[str, Any]) -> dict[str, Any]:
-    """A reply from a batch clipped as ``Observer._kept`` clips one read alone (values and state fields)."""
-    clipped = {key: _clipped(value) for key, value in reply.items()}
+def _clipped_reply(reply: dict[str, Any], limit: int = KEPT_VALUE) -> dict[str, Any]:
+    """A reply with each value (and each state field) over ``limit`` characters of JSON, or
+    nested too deep, replaced by its stand-in: what ``Observer._kept`` keeps of a long line,
+    and of every reply a batch carries."""
+    clipped = {key: _clipped(value, limit) for key, value in reply.items()}
     if isinstance(clipped.get("state"), dict):
-        clipped["state"] = {key: _clipped(value) for key, value in clipped["state"].items()}
+        clipped["state"] = {key: _clipped(value, limit) for key, value in clipped["state"].items()}
     return clipped
 
 
@@ -813,10 +815,10 @@ def _mib(size: int) -> str:
 
 class ReplyBudget:
     """The bytes of large replies (over LARGE_LINE) a run still reads, shared by the
-    observers of a Pool: each is clipped once read, but an implementation sending a 6 MB
-    state at every step would still cost minutes of decoding and the memory of the lines."""
+    observers of a Pool: what is kept of each is bounded (KEPT_VALUE), but an implementation
+    sending a 6 MB state at every step would still cost minutes of decoding."""
 
-    def __init__(self, total: int = LARGE_REPLIES_KEPT) -> None:
+    def __init__(self, total: int = LARGE_REPLIES_READ) -> None:
         self.total = total
         self.left = total
         self._lock = threading.Lock()

@@ -539,6 +539,97 @@ def test_fuzz_on_an_adapter_that_skips_is_nothing_checked_in_words(tmp_path: Pat
     assert_clean(run)
 
 
+def test_a_long_line_keeps_a_bounded_stand_in_of_each_long_value() -> None:  # row 16: the sum is bounded, not each value
+    from conformance.harness.process import Answer, Posted
+    from conformance.oracle import observe
+
+    observer = observe.Observer(["unused"])
+    item = Posted("state", 1, 0)
+
+    def kept(state: dict[str, object]) -> dict[str, object]:
+        line = json.dumps({"seq": 1, "state": state}).encode() + b"\n"
+        return observer._kept(item, Answer(line, json.loads(line))).reply["state"]
+
+    # 2,000 states with a 60 KB value each (under the runner's 64 KiB clip): every one is read
+    # (none lost to a budget) and each keeps under 1 KB of it, 120 MB read for about 2 MB kept
+    states = [kept({"phase": "play", "junk": "y" * 60_000}) for _ in range(2000)]
+    assert all(state["phase"] == "play" and len(json.dumps(state)) < 1_000 for state in states)
+    # a stand-in compares as its value does: equal for equal values, apart for values that
+    # share their length and their head
+    assert states[0] == states[1]
+    assert kept({"junk": "y" * 59_999 + "z"}) != states[0]
+    small = kept({"phase": "play", "hands": [["AS"] * 7] * 3, "pad": "p" * 20_000})  # a long line, short values
+    assert small["hands"] == [["AS"] * 7] * 3 and small["pad"] != "p" * 20_000
+
+
+def test_a_run_that_reads_too_much_of_long_lines_is_given_up() -> None:  # row 1: the time bound stays
+    from conformance.harness.process import Answer, Posted, ProtocolFailure
+    from conformance.oracle import observe
+
+    observer = observe.Observer(["unused"], budget=observe.ReplyBudget(200_000))
+    line = json.dumps({"seq": 1, "state": {"junk": "y" * 60_000}}).encode() + b"\n"
+    for _ in range(3):
+        observer._kept(Posted("state", 1, 0), Answer(line, json.loads(line)))
+    with pytest.raises(ProtocolFailure, match="no more are read"):
+        observer._kept(Posted("state", 1, 0), Answer(line, json.loads(line)))
+
+
+@pytest.mark.parametrize("tool", ["fit", "fuzz"])
+def test_sigkill_of_fit_or_fuzz_leaves_no_implementation(tmp_path: Path, tool: str) -> None:  # row 7
+    runner = fit if tool == "fit" else fuzz
+    run = runner(tmp_path, "--timeout", "60", mode="no_read_after_match", at_marker=signal.SIGKILL)
+    assert run.code == -signal.SIGKILL
+    assert len(run.pids) >= 2  # the wrapper and the reference it started (in its process group)
+    deadline = time.monotonic() + 10
+    while [pid for pid in run.pids if alive(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in run.pids if alive(pid)]
+
+
+def _small_files() -> None:
+    """Files of at most 300 bytes (a disk that fills up): a longer write fails with EFBIG
+    instead of killing the process; and the address-space limit of every run here."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (300, 300))
+    _limit_memory()
+
+
+def test_fuzz_save_on_a_full_disk_names_the_file_and_leaves_nothing(tmp_path: Path) -> None:  # rows 9 and 14
+    command = [sys.executable, "-m", "conformance.cli", "fuzz", "--profile", "classic", "--deals", "2", "--timeout", "5",
+               "--save", str(tmp_path / "saved"), "--", sys.executable, str(HOSTILE), "no_pass"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=GUARD, cwd=ROOT, preexec_fn=_small_files)
+    assert done.returncode == 3, done.stdout + done.stderr
+    target = tmp_path / "saved" / "classic" / "fuzz-0-0.yaml"
+    assert f"cannot write {target}: File too large" in done.stdout
+    assert "no --save" not in done.stdout and "(not saved: cannot write" in done.stdout
+    assert "Traceback" not in done.stderr
+    assert [p for p in (tmp_path / "saved").rglob("*") if p.is_file()] == []  # no 0-byte or temporary file
+
+
+def test_replay_save_case_onto_a_dangling_link_is_refused_by_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:  # row 15
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["new", "oak-club", "--extends", "gambler-club"]) == 0
+    folder = tmp_path / "house" / "oak-club"
+    folder.mkdir(parents=True)
+    link = folder / "worked-example-contract-160-made.yaml"
+    link.symlink_to(tmp_path / "elsewhere.yaml")  # dangling
+    capsys.readouterr()
+    code = cli.main(["replay", "gambler-club/scoring/worked-example-contract-160-made", "--profile", "./oak-club.yaml",
+                     "--save-case", "house", "--json"])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{link.relative_to(tmp_path)} exists; not overwritten" in err and "Errno" not in err
+    assert not (tmp_path / "elsewhere.yaml").exists() and link.is_symlink()
+
+
+def test_fuzz_on_an_adapter_that_skips_is_nothing_checked_in_words(tmp_path: Path) -> None:  # row 18 (exit code, message)
+    run = fuzz(tmp_path, mode="skip_match", deals="2")
+    assert run.code == 5, run.out + run.err
+    assert "skipped: plays only its own rules" in run.out and "{'reason'" not in run.out + run.err
+    assert saved(tmp_path) == []
+    assert_clean(run)
+
+
 def test_values_under_the_clip_count_toward_the_runs_budget() -> None:  # row 16: the sum is bounded, not each value
     from conformance.harness.process import Answer, Posted, ProtocolFailure
     from conformance.oracle import observe
