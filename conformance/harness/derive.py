@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from spec.vocabulary import Phase
+
 # event type -> the fields the states tell; a type missing here is never derived
 DERIVED: dict[str, frozenset[str]] = {
     "auction_won": frozenset({"player", "bid"}),
@@ -199,7 +201,7 @@ def _on(seat: Any) -> bool:
 
 
 def _match(b: dict[str, Any], action: str, a: dict[str, Any], unsure: set[str]) -> list[dict[str, Any]]:
-    if _get(a, "phase") != "match_over" or _get(b, "phase") == "match_over":
+    if _get(a, "phase") != Phase.MATCH_OVER or _get(b, "phase") == Phase.MATCH_OVER:
         return []
     winner = _get(a, "winner")
     if winner is not None:

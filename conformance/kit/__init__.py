@@ -23,6 +23,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, TextIO
 
+from spec.vocabulary import ENDED, Phase
+
 RANKS = ("A", "10", "K", "Q", "J", "9")
 SUITS = ("S", "C", "D", "H")
 CARDS = tuple(rank + suit for suit in SUITS for rank in RANKS)  # the state's sort order
@@ -200,7 +202,7 @@ class Adapter:
         state = self._from_engine(dict(self.engine.state()))
         for name in self.engine.absent:
             state.pop(name, None)
-        if state.get("phase") in ("deal_over", "match_over"):  # the match goes on from here
+        if state.get("phase") in ENDED:  # the match goes on from here
             self.match.update({key: state[key] for key in MATCH_FIELDS if key in state})
         return {"state": state}
 
@@ -232,7 +234,7 @@ class Adapter:
 
     def _next_dealer(self, state: dict[str, Any]) -> int | None:
         """Who deals next, which an engine without a dealer cannot say."""
-        if state.get("phase") != "deal_over":
+        if state.get("phase") != Phase.DEAL_OVER:
             return None
         result = state.get("deal_result")
         redealt = isinstance(result, dict) and result.get("kind") == "redeal"
