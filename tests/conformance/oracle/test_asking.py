@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ from conformance.oracle.asking import Policy, decide, grid
 from tests.support.paths import FIXTURES
 
 TALON_FROM_110 = FIXTURES / "house" / "talon-from-110.yaml"
+# an engine's other difference in the same cases (the marriage values of diamonds and hearts
+# swapped): it shows in most defender_lock cases of polish, as the engines' other differences did
+OTHER_DIFFERENCE = "marriage-values-hearts-diamonds-swapped"
 
 
 def test_the_rules_missing_fewer_observations_are_kept_and_a_tie_is_untold() -> None:
@@ -51,3 +55,31 @@ def test_a_threshold_the_corpus_cannot_pin_is_asked_and_found(tmp_path: Path) ->
     # the saved question replays: the implementation passes it under the rules fit kept
     assert main(["verify", "--cases", str(questions), "--rules", str(TALON_FROM_110), "-k", deciding, "--",
                  *REFERENCE_COMMAND, "--rules", str(TALON_FROM_110)]) == 0
+
+
+def fitted_polish(tmp_path: Path, house: str) -> dict[str, dict[str, object]]:
+    out = tmp_path / "fitted.yaml"
+    code = main(["fit", "--profile", "polish", "-k", "polish/defender_lock/*", "-k", "polish/match_end/*",
+                 "-k", "polish/marriages/*", "--output", str(out), "--",
+                 sys.executable, "-m", "mutants.serve", "--rules", str(FIXTURES / "house" / house), OTHER_DIFFERENCE])
+    assert code == 0
+    return yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]
+
+
+@pytest.mark.slow
+def test_a_lock_from_900_is_fitted_and_asked_beside_another_difference(tmp_path: Path) -> None:
+    """Issue 50, row 2 (a Rust engine fitted with no lock): 900, confirmed by questions
+    against the values between 880 and 895, although the marriage values differ in the same cases."""
+    rules = fitted_polish(tmp_path, "lock-900.yaml")
+    assert rules["marriages"]["values"]["value"] == {"S": 40, "C": 60, "D": 100, "H": 80}
+    lock = rules["defender_lock"]["from"]
+    assert lock["value"] == 900 and "asked by polish/fuzz-ask-defender-lock-from" in lock["ruling"]
+    assert "enabled" not in rules["defender_lock"]
+
+
+@pytest.mark.slow
+def test_defenders_who_may_win_without_the_lock_are_fitted_beside_another_difference(tmp_path: Path) -> None:
+    """Issue 50, row 3 (TypeScript and Rust engines fitted with defenders_can_win: false)."""
+    rules = fitted_polish(tmp_path, "defenders-win.yaml")
+    assert rules["defender_lock"]["enabled"]["value"] is False
+    assert rules["match_end"]["defenders_can_win"]["value"] is True
