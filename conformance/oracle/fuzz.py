@@ -129,6 +129,17 @@ class Outcome:
     unreproducible: list[NewCause] = field(default_factory=list)  # shrunk, and their transcript does not show them
     known: dict[str, int] = field(default_factory=dict)  # known cause -> divergences it explained
     shrinking: NewCause | None = None  # the finding being shrunk (what an interruption tells)
+    # unchecked, as verify and fit count them: queries the implementation answered ``skipped``
+    # (not compared; the reference decided the play), and trials a skipped action, deal or match
+    # ended without a finding, by what was skipped and why
+    unchecked: int = 0
+    skipped_trials: dict[str, int] = field(default_factory=dict)
+    skipped_before_play: int = 0  # of those, the trials that compared no action (nothing checked)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """Every trial ended by a skip before it compared an action (verify's exit 5)."""
+        return self.trials > 0 and self.skipped_before_play == self.trials
 
 
 # --- random material ---------------------------------------------------------------------
@@ -280,6 +291,11 @@ class Pair:
     def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
                  fallbacks: Sequence[str] = ()) -> None:
         self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks), observe.Observer(reference, timeout))
+        # a skipped query changes nothing in the game: it is counted unchecked and play goes on
+        self.sides[0].unshown_queries = frozenset({"legal", "state"})
+        self.unchecked = 0  # queries the implementation answered skipped, since the trial began
+        self.unserved: set[str] = set()  # the queries it ever answered skipped: a saved transcript asks neither
+        self.skipped: Skipped | None = None  # the skip that ended the last trial played, if one did
 
     def exchange(self, requests: Callable[[observe.Observer], list[observe.Request]]) -> tuple[list[Answer], list[Answer]]:
         """Each side's ``requests`` posted, then both sides' replies read; a reference failure
@@ -291,7 +307,11 @@ class Pair:
         posted = [_caught(lambda: side.post(requests(side))) for side in self.sides]
         # the reference's replies first: a Skipped from the implementation leaves none unread,
         # and the implementation's lines equal to the reference's need no decoding
-        want = _answers(reference, posted[1])
+        try:
+            want = _answers(reference, posted[1])
+        except Skipped as exc:  # the reference declines what it was asked: never the implementation's doing
+            self.reset()
+            raise ReferenceFailed(f"the reference failed: it skipped {exc.command}: {exc}") from None
         got = _answers(implementation, posted[0], want if isinstance(want, list) else [])
         if isinstance(want, ProtocolFailure):
             self.reset()
@@ -315,7 +335,7 @@ class Pair:
         try:
             if reference.batch:
                 reference.unbatched(asked[id(reference)], want[0])
-        except ProtocolFailure as exc:
+        except (ProtocolFailure, Skipped) as exc:
             self.reset()
             raise ReferenceFailed(f"the reference failed: {exc}") from None
         try:
@@ -333,7 +353,23 @@ class Pair:
         if same:
             return theirs, theirs
         mine = observe.read_turn(got)
-        return replace(mine, reply=self.sides[0].told(mine.reply)), theirs
+        return self.shown(replace(mine, reply=self.sides[0].told(mine.reply)), theirs), theirs
+
+    def shown(self, mine: observe.Turn, theirs: observe.Turn) -> observe.Turn:
+        """The implementation's turn with each query it answered ``skipped`` counted unchecked
+        and taken as the reference's (value and line), so that it is compared with nothing and
+        play goes on from the reference's legal set."""
+        if not mine.unshown:
+            return mine
+        self.unchecked += len(mine.unshown)
+        self.unserved.update(mine.unshown)
+        lines = list(mine.lines)
+        state, legal = mine.state, mine.legal
+        if "state" in mine.unshown:
+            state, lines[1] = theirs.state, theirs.lines[1]
+        if "legal" in mine.unshown:
+            legal, lines[2] = theirs.legal, theirs.lines[2]
+        return replace(mine, state=state, legal=legal, lines=tuple(lines), unshown=())
 
     def plays_out(self) -> bool:
         """The reference declares the ``playout`` extension (it has started: a match was sent)."""
@@ -388,6 +424,12 @@ class Pair:
         except ProtocolFailure as exc:
             implementation.kill()
             return self._broken(played, chosen, got_replies, exc)
+        except Skipped:  # the trial ends at the skip (``play``); what the process holds is unknown
+            if implementation.impl is not None:
+                batch.forget(implementation.impl)
+            for action in played.actions[:len(got_replies) // 3]:  # the actions sent up to the skipped reply
+                chosen(action)
+            raise
         return self._broken(played, chosen, got_replies, None)
 
     def _stepped(self, played: ReferenceDeal,
@@ -403,7 +445,8 @@ class Pair:
                 implementation.kill()
                 raise ImplementationFailed(str(got))
             mine = observe.read_turn(got)
-            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index, False)
+            theirs = played.turn(index, False)
+            yield action, self.shown(replace(mine, reply=implementation.told(mine.reply)), theirs), theirs
 
     def _broken(self, played: ReferenceDeal, chosen: Callable[[str], None], got_replies: list[dict[str, Any]],
                 failure: ProtocolFailure | None) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
@@ -415,7 +458,8 @@ class Pair:
             if len(got_replies) < 3 * index + 3:
                 raise ImplementationFailed(str(failure or "batch reply: fewer replies than requests"))
             mine = observe.turn_of(got_replies[3 * index:3 * index + 3])
-            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index)
+            theirs = played.turn(index)
+            yield action, self.shown(replace(mine, reply=implementation.told(mine.reply)), theirs), theirs
 
     def start_reference(self, profile: str, document: dict[str, Any], match: dict[str, Any],
                         first: tuple[dict[str, Any], dict[str, Any]]) -> Posted:
@@ -667,10 +711,16 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
          tolerate: Tolerate | None = None, playout: Playout | None = None,
          ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
-    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
+    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there.
+    One that answers ``skipped`` to an action, a deal or the match ends the trial there without
+    a divergence (``pair.skipped`` holds the skip): what it declines is unchecked, not wrong."""
     played: list[Deal] = []
+    pair.skipped = None
     try:
         return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate, playout, ahead)
+    except Skipped as exc:
+        pair.skipped = exc
+        return replace(scenario, deals=tuple(played)), None
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
@@ -1051,7 +1101,9 @@ EXPECTED_FIELDS = ("phase", "to_act", "declarer", "contract", "trump", "talon_sh
 def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Divergence, seed: str,
                trial: int, case_id: str, tolerate: Tolerate | None = None) -> dict[str, Any]:
     """The scenario as a transcript with the reference's values: legal sets on every step,
-    refusals as ``refused``, and the events and state in full where the divergence shows."""
+    refusals as ``refused``, and the events and state in full where the divergence shows;
+    without the legal sets or the states where the implementation answered those queries
+    ``skipped`` (verify would skip the whole case at the first one, and show nothing)."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
     first, signed = divergence.differences[0], divergence.finding
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
@@ -1073,7 +1125,9 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
             entry["events"] = list(steps[0].reply.events)
         entry["steps"] = []
         for index, step in enumerate(steps[1:], start=1):
-            item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
+            item: dict[str, Any] = {"action": step.action}
+            if "legal" not in pair.unserved:
+                item["legal"] = list(step.legal or ())
             if not step.reply.accepted:
                 item["refused"] = step.reply.refused()
             if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
@@ -1081,7 +1135,8 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
             if last_deal and index == cut:
                 item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({signed.signature})"
             entry["steps"].append(item)
-        entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
+        if "state" not in pair.unserved:
+            entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
         deals.append(entry)
     return {
         "id": case_id,
@@ -1171,27 +1226,37 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             batch = [trial] if last else list(range(trial, trial + len(pairs)))
             trial += len(batch)
 
-            def one(number: int) -> tuple[Scenario, Divergence | None]:
+            def one(number: int) -> tuple[Scenario, Divergence | None, int, Skipped | None]:
                 index = 0 if last else number % len(pairs)
+                pair = pairs[index]
+                pair.unchecked = 0
                 if last:
-                    return random_trial(pairs[index], profile, document, seed, number, tolerate, most=left)
-                if index in lanes:
+                    result = random_trial(pair, profile, document, seed, number, tolerate, most=left)
+                elif index in lanes:
                     ahead = lanes[index].take(number)
-                    return play(pairs[index], profile, document, ahead.scenario, ahead=ahead)
-                result = random_trial(pairs[index], profile, document, seed, number, tolerate)
-                if tolerate is None and pairs[index].plays_out():  # from the next trial on, the reference plays ahead
-                    lanes[index] = Lookahead(pairs[index], profile, document, seed,
-                                             itertools.count(number + len(pairs), len(pairs)))
-                return result
+                    result = play(pair, profile, document, ahead.scenario, ahead=ahead)
+                else:
+                    result = random_trial(pair, profile, document, seed, number, tolerate)
+                    if tolerate is None and pair.plays_out():  # from the next trial on, the reference plays ahead
+                        lanes[index] = Lookahead(pair, profile, document, seed,
+                                                 itertools.count(number + len(pairs), len(pairs)))
+                return (*result, pair.unchecked, pair.skipped)
 
             if len(batch) == 1:
                 results = [one(batch[0])]
             else:
                 with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
                     results = list(pool.map(one, batch))
-            for number, (scenario, divergence) in zip(batch, results):
+            for number, (scenario, divergence, unchecked, skipped) in zip(batch, results):
                 outcome.trials += 1
-                outcome.deals_played += len(scenario.deals)
+                outcome.unchecked += unchecked
+                # a trial whose match was skipped played no deal; it counts one, so that a run
+                # whose every match is skipped still ends after the deals asked for
+                outcome.deals_played += max(len(scenario.deals), 1 if skipped is not None else 0)
+                if skipped is not None:
+                    said = f"{_skipped_what(skipped, scenario)} skipped: {skipped.reason[:200]}"
+                    outcome.skipped_trials[said] = outcome.skipped_trials.get(said, 0) + 1
+                    outcome.skipped_before_play += not any(d.actions for d in scenario.deals)
                 if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
                     # failed before any action: nothing to shrink, no transcript could show it
                     outcome.trial = number
@@ -1241,6 +1306,13 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
         outcome.shrink_steps = first.shrink_steps
     outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def _skipped_what(skipped: Skipped, scenario: Scenario) -> str:
+    """What a skip that ended a trial declined: the command, and for an action its word (``apply
+    give_up``), never the whole action (one count per kind, not per card or amount)."""
+    last = scenario.deals[-1].actions if scenario.deals else ()
+    return f"apply {last[-1].split()[0]}" if skipped.command == "apply" and last else skipped.command
 
 
 def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: findings.Known | None) -> None:
@@ -1344,8 +1416,9 @@ def register(subparsers: Any) -> None:
                     "against the reference; others are listed apart as not reproducible. Exit 1 when there is a new "
                     "finding (or one not reproducible), 0 when none, "
                     "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
-                    "implementation could not start or broke the protocol, 5 when it skipped what it was asked "
-                    "(nothing was compared), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
+                    "implementation could not start or broke the protocol, 5 when every trial ended on a skip before "
+                    "its first action (nothing was compared; a skip is otherwise unchecked, counted in the summary, "
+                    "and the hunt goes on), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
@@ -1446,6 +1519,9 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
             return ExitCode.INTERNAL
     if outcome.error:
         return error_exit_code(outcome.error)
+    if outcome.nothing_checked:
+        print("thousand fuzz: nothing was checked: every trial ended on a skip before its first action", file=sys.stderr)
+        return ExitCode.NOTHING_CHECKED
     if outcome.findings and args.save:
         rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
         print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
@@ -1453,6 +1529,20 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if any(failed(found.divergence) for found in outcome.findings):
         return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
     return ExitCode.FAILED if outcome.findings or outcome.unreproducible else ExitCode.PASSED
+
+
+def exit_code(outcome: Outcome) -> ExitCode:
+    """The exit code of a run that ended, by verify's rule: a finding (or a transcript that
+    does not reproduce) is 1; else nothing checked (every trial ended on a skip before its
+    first action) is 5; else 0, unchecked observations and skips stated in the summary, as
+    verify passes a run whose cases were partly skipped."""
+    if outcome.error:
+        return error_exit_code(outcome.error)
+    if any(failed(found.divergence) for found in outcome.findings):
+        return ExitCode.CANNOT_START
+    if outcome.findings or outcome.unreproducible:
+        return ExitCode.FAILED
+    return ExitCode.NOTHING_CHECKED if outcome.nothing_checked else ExitCode.PASSED
 
 
 def error_exit_code(error: str) -> ExitCode:
@@ -1472,7 +1562,11 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
                     profile, "fail", cause.finding.message or cause.signature, findings=[cause.finding])
              for cause in outcome.findings]
     verdict = reports.judge(found, None, [r.case_id for r in found])
-    info = reports.RunInfo(list(command), [profile], exit_code=1 if found else 0)
+    info = reports.RunInfo(list(command), [profile], exit_code=exit_code(outcome),
+                           fuzz={"deals": outcome.deals_played, "trials": outcome.trials,
+                                 "unchecked_observations": outcome.unchecked,
+                                 "trials_ended_by_skip": sum(outcome.skipped_trials.values()),
+                                 "skipped_by_reason": dict(outcome.skipped_trials)})
     try:
         reports.write_json(path, reports.json_report(found, verdict, info))
     except OSError as exc:
@@ -1489,6 +1583,20 @@ def less_notes(declared: Declarations | None) -> list[str]:
     if declared is not None and declared.events_derived:
         notes.append("events: derived from the states on both sides (the implementation sends none)")
     return notes
+
+
+def skip_lines(outcome: Outcome) -> list[str]:
+    """What the implementation declined (``skipped``): unchecked, never counted as a finding."""
+    lines = []
+    if outcome.unchecked:
+        lines.append(f"unchecked: {outcome.unchecked} observation{'s' if outcome.unchecked != 1 else ''} the "
+                     "implementation answered skipped (a legal set or a state: not compared; the reference's decided the play)")
+    ended = sum(outcome.skipped_trials.values())
+    if ended:
+        lines.append(f"unchecked: {ended} of {outcome.trials} trials ended on a skip, without a finding "
+                     "(nothing after the skipped request was compared):")
+        lines += [f"  {count} x {said}" for said, count in sorted(outcome.skipped_trials.items(), key=lambda kv: -kv[1])[:10]]
+    return lines
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
@@ -1526,6 +1634,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
         lines.append(f"  - {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, first in trial "
                      f"{found.trial} (seed {seed}): {found.proof}")
     lines += outcome.notes
+    lines += skip_lines(outcome)
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "
