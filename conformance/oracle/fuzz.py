@@ -104,6 +104,8 @@ class NewCause:
     shrunk: bool = False
     proof: str = ""
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
+    best: Divergence | None = None  # while it is shrunk: the smallest divergence so far
+    saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
     @property
     def signature(self) -> str:
@@ -1021,9 +1023,10 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
 # --- shrinking ---------------------------------------------------------------------------
 
 def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence,
-           tolerate: Tolerate | None = None) -> tuple[Divergence, int]:
+           tolerate: Tolerate | None = None, kept: Callable[[Divergence], None] | None = None) -> tuple[Divergence, int]:
     """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
-    match state. Each attempt is one lockstep replay; returns the result and the attempts."""
+    match state. Each attempt is one lockstep replay; returns the result and the attempts.
+    ``kept`` hears each smaller divergence as it is found (what an interruption can save)."""
     best, attempts = found, 0
     wanted = found.finding.signature
 
@@ -1035,7 +1038,11 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
             _, divergence = play(pair, profile, document, candidate, tolerate=tolerate)
         except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
             return None
-        return divergence if divergence is not None and divergence.finding.signature == wanted else None
+        if divergence is None or divergence.finding.signature != wanted:
+            return None
+        if kept is not None:
+            kept(divergence)
+        return divergence
 
     # fewest deals: the last deal alone, from the match state the earlier deals led to
     if len(best.scenario.deals) > 1:
@@ -1276,7 +1283,12 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                     outcome.shrinking = found
                     if 0 in lanes and not last:
                         lanes[0].pause()  # the shrink replays on the same processes
-                    _shrunk_proven_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate, proof)
+                    try:
+                        _shrunk_proven_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate, proof)
+                    except process.Interrupted:
+                        if save_to is not None:  # the smallest divergence so far, not to be lost with the run
+                            found.saved_unfinished = _saved_unfinished(pairs[0], profile, document, found, seed, save_to)
+                        raise
                     if found.proof:
                         outcome.findings.remove(found)
                         outcome.unreproducible.append(found)
@@ -1378,7 +1390,12 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                              save_to: Path | None, tolerate: Tolerate | None, proof: Proof) -> None:
     """The cause's divergence shrunk, written as a transcript and replayed by ``proof``; saved
     below ``save_to`` only when it reproduces (``found.proof`` says why not otherwise)."""
-    small, steps = shrink(pair, profile, document, found.divergence, tolerate)
+    found.best = found.divergence
+
+    def kept(smaller: Divergence) -> None:
+        found.best = smaller
+
+    small, steps = shrink(pair, profile, document, found.divergence, tolerate, kept)
     found.divergence, found.shrink_steps, found.shrunk = small, steps, True
     case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
     try:
@@ -1399,6 +1416,28 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
     except ReferenceFailed as exc:  # the run stops on it (exit 3); the finding's line says why it has no file
         found.unsaved = str(exc)
         raise
+
+
+def _saved_unfinished(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
+                      folder: Path) -> Path | None:
+    """An interrupted shrink's (or proof's) smallest divergence so far, saved as its transcript
+    (the reference's values) and said to be neither shrunk to the end nor proven; None when it
+    cannot be (the run is stopping: nothing is raised). The pair's processes may be mid-reply,
+    so the reference alone records it, in a fresh process (further signals are ignored by now)."""
+    divergence = found.divergence if found.shrunk else (found.best or found.divergence)
+    reference = pair.sides[1]
+    alone = Pair(reference.command, reference.command, reference.timeout)
+    alone.unserved = set(pair.unserved)  # what the implementation skipped, the transcript does not ask
+    try:
+        data = transcript(alone, profile, document, divergence, seed, found.trial,
+                          f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}")
+        data["description"] += (" The run was interrupted: this transcript was not shrunk to the end"
+                                if not found.shrunk else " The run was interrupted") + " and is not proven."
+        return save(data, folder)
+    except (ProtocolFailure, OSError, ImplementationFailed, Skipped):  # best effort: the interruption's line comes first
+        return None
+    finally:
+        alone.close()
 
 
 def _slug(text: str) -> str:
@@ -1463,6 +1502,10 @@ def main(args: argparse.Namespace) -> int:
             print(printable(f"unshrunk divergence of trial {shrinking.trial}: {shrinking.signature} at {first.where()}: "
                             f"reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}"
                             [:2000]))
+            if shrinking.saved_unfinished is not None:
+                how = "shrunk" if shrinking.shrunk else "the smallest divergence so far, not shrunk to the end"
+                print(printable(f"saved {shrinking.saved_unfinished}: {how} and not proven (the run was interrupted "
+                                "before its transcript was replayed)"[:2000]))
         return 128 + exc.signum
     finally:
         process.restore_signals(saved)
