@@ -53,6 +53,15 @@ from conformance.corpus.transcripts import TranscriptError, load
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
 MOST_DEALS = 3  # the most deals a random trial plays (``trial_plan``)
+# seconds the reference may take per reply, whatever --timeout gives the implementation: the
+# reference is trusted, and a playout (a whole deal in one reply) takes longer than a step, so
+# a --timeout just above the minimum timed it out and blamed it (issue 52 row 12)
+REFERENCE_TIMEOUT = 10.0
+
+
+def reference_timeout(timeout: float) -> float:
+    """The reference's timeout beside the implementation's: never shorter than the default."""
+    return max(timeout, REFERENCE_TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -292,7 +301,8 @@ class Pair:
 
     def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
                  fallbacks: Sequence[str] = ()) -> None:
-        self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks), observe.Observer(reference, timeout))
+        self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks),
+                      observe.Observer(reference, reference_timeout(timeout)))
         # a skipped query changes nothing in the game: it is counted unchecked and play goes on
         self.sides[0].unshown_queries = frozenset({"legal", "state"})
         self.unchecked = 0  # queries the implementation answered skipped, since the trial began
@@ -1373,8 +1383,9 @@ class Proof:
         """Why the transcripts below ``folder`` do not prove a finding; "" when they do."""
         oracle = [*self.reference, "--rules", self.rules] if self.rules else list(self.reference)
         try:
-            theirs = house.verified(folder, oracle, self.rules, self.timeout)
-            mine = house.verified(folder, self.implementation, self.rules, self.timeout, self.as_profile)
+            theirs = house.verified(folder, oracle, self.rules, reference_timeout(self.timeout))
+            mine = house.verified(folder, self.implementation, self.rules, self.timeout, self.as_profile,
+                                  oracle_timeout=reference_timeout(self.timeout))
         except Exception as exc:  # the replay itself broke (a reference that refuses the rules): not proven
             return f"its transcript could not be replayed: {type(exc).__name__}: {_short(str(exc), 200)}"
         if not theirs or any(r.outcome != "pass" for r in theirs):
@@ -1475,7 +1486,9 @@ def register(subparsers: Any) -> None:
                         help="write the findings as a report of thousand verify --report's shape (valid as --known of "
                              "verify, fit and fuzz)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="pairs of processes run in parallel")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="seconds to wait for each reply of the implementation (the reference, trusted, waits "
+                             f"at least {REFERENCE_TIMEOUT:g})")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
     parser.set_defaults(func=main)
 

@@ -192,6 +192,16 @@ def test_a_skipped_action_ends_its_trial_and_the_run_goes_on() -> None:
     assert not outcome.nothing_checked and fuzz.exit_code(outcome) == 0
 
 
+def test_a_short_timeout_is_the_implementations_and_never_times_out_the_reference() -> None:
+    """Issue 52 row 12: ``--timeout`` just above the minimum timed out the reference, and the run
+    stopped on "the reference failed". The timeout is for the implementation under test; the
+    reference (trusted) waits its own, which does not shrink with it: here it takes 0.6 s a
+    deal, over the 0.3 s the implementation is given, and the run plays its deals."""
+    slow = [sys.executable, str(FAKE_IMPLS / "slow_reference.py"), "0.6"]
+    outcome = fuzz.fuzz(list(REFERENCE_COMMAND), "classic", CLASSIC, deals=2, seed="1", timeout=0.3, reference=slow)
+    assert outcome.error == "" and outcome.deals_played == 2 and not outcome.findings, outcome.error
+
+
 def test_the_same_values_written_differently_are_no_divergence() -> None:
     # the states' keys in another order: not the reference's bytes, so the deep comparison runs
     outcome = fuzz.fuzz(lockstep("reordered"), "classic", CLASSIC, deals=3, seed="2", timeout=5.0)
