@@ -860,6 +860,10 @@ def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
         return ()
     step = observe.as_shown(step, None if before is None else before[1].state, declared)
     legal = None if before is None else before[0].legal
+    if declared is not None and declared.unsupported.actions and legal is not None and step.legal is not None:
+        # the actions it declares unsupported are left out of both legal sets, as verify and fit leave them
+        legal = tuple(a for a in legal if declared.unsupported.action(a) is None)
+        step = replace(step, legal=tuple(a for a in step.legal if declared.unsupported.action(a) is None))
     absent = declared.unsupported.state_fields if declared is not None else frozenset()
     # a field declared absent is compared on neither side, even where an adapter still sends it
     state = {k: v for k, v in got.state.items() if k not in absent} if absent and isinstance(got.state, dict) else got.state
@@ -1271,7 +1275,8 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 # whose every match is skipped still ends after the deals asked for
                 outcome.deals_played += max(len(scenario.deals), 1 if skipped is not None else 0)
                 if skipped is not None:
-                    said = f"{_skipped_what(skipped, scenario)} skipped: {skipped.reason[:200]}"
+                    reason = skipped.detail if isinstance(skipped.detail, str) else skipped.reason  # its words, unquoted
+                    said = f"{_skipped_what(skipped, scenario)} skipped: {reason[:200]}"
                     outcome.skipped_trials[said] = outcome.skipped_trials.get(said, 0) + 1
                     outcome.skipped_before_play += not any(d.actions for d in scenario.deals)
                 if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
@@ -1633,6 +1638,9 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
 def less_notes(declared: Declarations | None) -> list[str]:
     """What the comparison leaves out for an implementation that sends less."""
     notes = []
+    if declared is not None and declared.unsupported.actions:
+        notes.append(f"unchecked: the actions {', '.join(sorted(declared.unsupported.actions))}, which the implementation "
+                     "declares unsupported (left out of the legal sets compared; a trial that takes one ends there)")
     if declared is not None and declared.unsupported.state_fields:
         notes.append(f"unchecked: the state fields {', '.join(sorted(declared.unsupported.state_fields))}, "
                      "which the implementation declares absent (never compared)")

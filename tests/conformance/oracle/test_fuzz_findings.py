@@ -213,3 +213,17 @@ def test_a_skipped_action_ends_its_trial_only_and_the_hunt_plays_every_deal_aske
     counts = _validated_report(report)["fuzz"]
     assert isinstance(counts, dict) and counts["deals"] == 30 and counts["trials_ended_by_skip"] > 0
     assert counts["skipped_by_reason"] == {"apply give_up skipped: giving up is not played": counts["trials_ended_by_skip"]}
+
+
+def test_an_action_declared_unsupported_is_unchecked_not_a_divergence(capsys: pytest.CaptureFixture[str]) -> None:
+    """The double declares ``give_up`` unsupported, leaves it out of its legal sets and answers
+    ``skipped`` when asked to play one (benchmarks/partial_engine.py). Its legal sets are
+    compared without it, as verify and fit compare them (each was a "missing give_up"
+    divergence, ending its trial), and a trial that takes one ends there: no finding, exit 0."""
+    code = main(["fuzz", "--profile", "classic", "--deals", "20", "--seed", "1", "--",
+                 sys.executable, str(ROOT / "benchmarks" / "partial_engine.py"), "give_up"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "no new divergence in 20 deals" in out and "missing give_up" not in out
+    assert "unchecked: the actions give_up, which the implementation declares unsupported" in out
+    assert re.search(r"[1-9][0-9]* x apply give_up skipped: give_up is not supported", out), out
