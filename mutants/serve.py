@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         server.NAME_SUFFIX = "" if args.rules is None else "+mutant:" + mistakes
         if args.mode:
             Hostile.mode = args.mode
-            server.Server = Hostile  # serve() builds its server from the module's name
+            server.Server = Hostile  # type: ignore[misc]  # serve() builds its server from the module's name
         return server.main(options)
 
 
