@@ -193,6 +193,7 @@ class RunInfo:
     start_failure: str | None = None
     exit_code: int = 0
     repaired_strings: int = 0  # strings of the implementation's replies that held a lone surrogate
+    fuzz: dict[str, Any] | None = None  # a fuzz run's counts (``thousand fuzz --report``)
 
 
 NAME_LIMIT = 200  # characters of each field of the implementation's self-description kept
@@ -250,6 +251,7 @@ def json_report(results: Sequence[Result], verdict: Verdict, info: RunInfo) -> d
         **dict(zip(("groups", "further"), diagnose(verdict.unexpected, results))),
         "limits": {"value_bytes": VALUE_LIMIT, "stored_bytes": STORED_LIMIT},
         **({"repaired_strings": info.repaired_strings} if info.repaired_strings else {}),
+        **({"fuzz": info.fuzz} if info.fuzz is not None else {}),
         "cases": [r.to_json() for r in results],
     }
 

@@ -53,6 +53,15 @@ from conformance.corpus.transcripts import TranscriptError, load
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
 MOST_DEALS = 3  # the most deals a random trial plays (``trial_plan``)
+# seconds the reference may take per reply, whatever --timeout gives the implementation: the
+# reference is trusted, and a playout (a whole deal in one reply) takes longer than a step, so
+# a --timeout just above the minimum timed it out and blamed it (issue 52 row 12)
+REFERENCE_TIMEOUT = 10.0
+
+
+def reference_timeout(timeout: float) -> float:
+    """The reference's timeout beside the implementation's: never shorter than the default."""
+    return max(timeout, REFERENCE_TIMEOUT)
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,8 @@ class NewCause:
     shrunk: bool = False
     proof: str = ""
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
+    best: Divergence | None = None  # while it is shrunk: the smallest divergence so far
+    saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
     @property
     def signature(self) -> str:
@@ -129,6 +140,17 @@ class Outcome:
     unreproducible: list[NewCause] = field(default_factory=list)  # shrunk, and their transcript does not show them
     known: dict[str, int] = field(default_factory=dict)  # known cause -> divergences it explained
     shrinking: NewCause | None = None  # the finding being shrunk (what an interruption tells)
+    # unchecked, as verify and fit count them: queries the implementation answered ``skipped``
+    # (not compared; the reference decided the play), and trials a skipped action, deal or match
+    # ended without a finding, by what was skipped and why
+    unchecked: int = 0
+    skipped_trials: dict[str, int] = field(default_factory=dict)
+    skipped_before_play: int = 0  # of those, the trials that compared no action (nothing checked)
+
+    @property
+    def nothing_checked(self) -> bool:
+        """Every trial ended by a skip before it compared an action (verify's exit 5)."""
+        return self.trials > 0 and self.skipped_before_play == self.trials
 
 
 # --- random material ---------------------------------------------------------------------
@@ -279,7 +301,13 @@ class Pair:
 
     def __init__(self, implementation: Sequence[str], reference: Sequence[str], timeout: float,
                  fallbacks: Sequence[str] = ()) -> None:
-        self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks), observe.Observer(reference, timeout))
+        self.sides = (observe.Observer(implementation, timeout, fallbacks=fallbacks),
+                      observe.Observer(reference, reference_timeout(timeout)))
+        # a skipped query changes nothing in the game: it is counted unchecked and play goes on
+        self.sides[0].unshown_queries = frozenset({"legal", "state"})
+        self.unchecked = 0  # queries the implementation answered skipped, since the trial began
+        self.unserved: set[str] = set()  # the queries it ever answered skipped: a saved transcript asks neither
+        self.skipped: Skipped | None = None  # the skip that ended the last trial played, if one did
 
     def exchange(self, requests: Callable[[observe.Observer], list[observe.Request]]) -> tuple[list[Answer], list[Answer]]:
         """Each side's ``requests`` posted, then both sides' replies read; a reference failure
@@ -291,7 +319,11 @@ class Pair:
         posted = [_caught(lambda: side.post(requests(side))) for side in self.sides]
         # the reference's replies first: a Skipped from the implementation leaves none unread,
         # and the implementation's lines equal to the reference's need no decoding
-        want = _answers(reference, posted[1])
+        try:
+            want = _answers(reference, posted[1])
+        except Skipped as exc:  # the reference declines what it was asked: never the implementation's doing
+            self.reset()
+            raise ReferenceFailed(f"the reference failed: it skipped {exc.command}: {exc}") from None
         got = _answers(implementation, posted[0], want if isinstance(want, list) else [])
         if isinstance(want, ProtocolFailure):
             self.reset()
@@ -315,7 +347,7 @@ class Pair:
         try:
             if reference.batch:
                 reference.unbatched(asked[id(reference)], want[0])
-        except ProtocolFailure as exc:
+        except (ProtocolFailure, Skipped) as exc:
             self.reset()
             raise ReferenceFailed(f"the reference failed: {exc}") from None
         try:
@@ -333,7 +365,23 @@ class Pair:
         if same:
             return theirs, theirs
         mine = observe.read_turn(got)
-        return replace(mine, reply=self.sides[0].told(mine.reply)), theirs
+        return self.shown(replace(mine, reply=self.sides[0].told(mine.reply)), theirs), theirs
+
+    def shown(self, mine: observe.Turn, theirs: observe.Turn) -> observe.Turn:
+        """The implementation's turn with each query it answered ``skipped`` counted unchecked
+        and taken as the reference's (value and line), so that it is compared with nothing and
+        play goes on from the reference's legal set."""
+        if not mine.unshown:
+            return mine
+        self.unchecked += len(mine.unshown)
+        self.unserved.update(mine.unshown)
+        lines = list(mine.lines)
+        state, legal = mine.state, mine.legal
+        if "state" in mine.unshown:
+            state, lines[1] = theirs.state, theirs.lines[1]
+        if "legal" in mine.unshown:
+            legal, lines[2] = theirs.legal, theirs.lines[2]
+        return replace(mine, state=state, legal=legal, lines=tuple(lines), unshown=())
 
     def plays_out(self) -> bool:
         """The reference declares the ``playout`` extension (it has started: a match was sent)."""
@@ -388,6 +436,12 @@ class Pair:
         except ProtocolFailure as exc:
             implementation.kill()
             return self._broken(played, chosen, got_replies, exc)
+        except Skipped:  # the trial ends at the skip (``play``); what the process holds is unknown
+            if implementation.impl is not None:
+                batch.forget(implementation.impl)
+            for action in played.actions[:len(got_replies) // 3]:  # the actions sent up to the skipped reply
+                chosen(action)
+            raise
         return self._broken(played, chosen, got_replies, None)
 
     def _stepped(self, played: ReferenceDeal,
@@ -403,7 +457,8 @@ class Pair:
                 implementation.kill()
                 raise ImplementationFailed(str(got))
             mine = observe.read_turn(got)
-            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index, False)
+            theirs = played.turn(index, False)
+            yield action, self.shown(replace(mine, reply=implementation.told(mine.reply)), theirs), theirs
 
     def _broken(self, played: ReferenceDeal, chosen: Callable[[str], None], got_replies: list[dict[str, Any]],
                 failure: ProtocolFailure | None) -> Iterator[tuple[str | None, observe.Turn, observe.Turn]]:
@@ -415,7 +470,8 @@ class Pair:
             if len(got_replies) < 3 * index + 3:
                 raise ImplementationFailed(str(failure or "batch reply: fewer replies than requests"))
             mine = observe.turn_of(got_replies[3 * index:3 * index + 3])
-            yield action, replace(mine, reply=implementation.told(mine.reply)), played.turn(index)
+            theirs = played.turn(index)
+            yield action, self.shown(replace(mine, reply=implementation.told(mine.reply)), theirs), theirs
 
     def start_reference(self, profile: str, document: dict[str, Any], match: dict[str, Any],
                         first: tuple[dict[str, Any], dict[str, Any]]) -> Posted:
@@ -667,10 +723,16 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
          tolerate: Tolerate | None = None, playout: Playout | None = None,
          ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
-    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there."""
+    """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there.
+    One that answers ``skipped`` to an action, a deal or the match ends the trial there without
+    a divergence (``pair.skipped`` holds the skip): what it declines is unchecked, not wrong."""
     played: list[Deal] = []
+    pair.skipped = None
     try:
         return _play(pair, profile, document, scenario, choose, extra_deals, record, played, tolerate, playout, ahead)
+    except Skipped as exc:
+        pair.skipped = exc
+        return replace(scenario, deals=tuple(played)), None
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
@@ -798,6 +860,10 @@ def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
         return ()
     step = observe.as_shown(step, None if before is None else before[1].state, declared)
     legal = None if before is None else before[0].legal
+    if declared is not None and declared.unsupported.actions and legal is not None and step.legal is not None:
+        # the actions it declares unsupported are left out of both legal sets, as verify and fit leave them
+        legal = tuple(a for a in legal if declared.unsupported.action(a) is None)
+        step = replace(step, legal=tuple(a for a in step.legal if declared.unsupported.action(a) is None))
     absent = declared.unsupported.state_fields if declared is not None else frozenset()
     # a field declared absent is compared on neither side, even where an adapter still sends it
     state = {k: v for k, v in got.state.items() if k not in absent} if absent and isinstance(got.state, dict) else got.state
@@ -971,9 +1037,10 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
 # --- shrinking ---------------------------------------------------------------------------
 
 def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence,
-           tolerate: Tolerate | None = None) -> tuple[Divergence, int]:
+           tolerate: Tolerate | None = None, kept: Callable[[Divergence], None] | None = None) -> tuple[Divergence, int]:
     """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
-    match state. Each attempt is one lockstep replay; returns the result and the attempts."""
+    match state. Each attempt is one lockstep replay; returns the result and the attempts.
+    ``kept`` hears each smaller divergence as it is found (what an interruption can save)."""
     best, attempts = found, 0
     wanted = found.finding.signature
 
@@ -985,7 +1052,11 @@ def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence
             _, divergence = play(pair, profile, document, candidate, tolerate=tolerate)
         except ProtocolFailure:  # e.g. a shorter prefix leaves a deal unfinished: not this divergence
             return None
-        return divergence if divergence is not None and divergence.finding.signature == wanted else None
+        if divergence is None or divergence.finding.signature != wanted:
+            return None
+        if kept is not None:
+            kept(divergence)
+        return divergence
 
     # fewest deals: the last deal alone, from the match state the earlier deals led to
     if len(best.scenario.deals) > 1:
@@ -1051,7 +1122,9 @@ EXPECTED_FIELDS = ("phase", "to_act", "declarer", "contract", "trump", "talon_sh
 def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Divergence, seed: str,
                trial: int, case_id: str, tolerate: Tolerate | None = None) -> dict[str, Any]:
     """The scenario as a transcript with the reference's values: legal sets on every step,
-    refusals as ``refused``, and the events and state in full where the divergence shows."""
+    refusals as ``refused``, and the events and state in full where the divergence shows;
+    without the legal sets or the states where the implementation answered those queries
+    ``skipped`` (verify would skip the whole case at the first one, and show nothing)."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
     first, signed = divergence.differences[0], divergence.finding
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
@@ -1073,7 +1146,9 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
             entry["events"] = list(steps[0].reply.events)
         entry["steps"] = []
         for index, step in enumerate(steps[1:], start=1):
-            item: dict[str, Any] = {"action": step.action, "legal": list(step.legal or ())}
+            item: dict[str, Any] = {"action": step.action}
+            if "legal" not in pair.unserved:
+                item["legal"] = list(step.legal or ())
             if not step.reply.accepted:
                 item["refused"] = step.reply.refused()
             if last_deal and (index == cut or step is steps[-1]) and step.reply.accepted and step.reply.events:
@@ -1081,7 +1156,8 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
             if last_deal and index == cut:
                 item["note"] = f"thousand fuzz --seed {seed}, trial {trial}: first divergence here ({signed.signature})"
             entry["steps"].append(item)
-        entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
+        if "state" not in pair.unserved:
+            entry["expect"] = {k: steps[-1].state[k] for k in EXPECTED_FIELDS if k in steps[-1].state}
         deals.append(entry)
     return {
         "id": case_id,
@@ -1171,27 +1247,38 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             batch = [trial] if last else list(range(trial, trial + len(pairs)))
             trial += len(batch)
 
-            def one(number: int) -> tuple[Scenario, Divergence | None]:
+            def one(number: int) -> tuple[Scenario, Divergence | None, int, Skipped | None]:
                 index = 0 if last else number % len(pairs)
+                pair = pairs[index]
+                pair.unchecked = 0
                 if last:
-                    return random_trial(pairs[index], profile, document, seed, number, tolerate, most=left)
-                if index in lanes:
+                    result = random_trial(pair, profile, document, seed, number, tolerate, most=left)
+                elif index in lanes:
                     ahead = lanes[index].take(number)
-                    return play(pairs[index], profile, document, ahead.scenario, ahead=ahead)
-                result = random_trial(pairs[index], profile, document, seed, number, tolerate)
-                if tolerate is None and pairs[index].plays_out():  # from the next trial on, the reference plays ahead
-                    lanes[index] = Lookahead(pairs[index], profile, document, seed,
-                                             itertools.count(number + len(pairs), len(pairs)))
-                return result
+                    result = play(pair, profile, document, ahead.scenario, ahead=ahead)
+                else:
+                    result = random_trial(pair, profile, document, seed, number, tolerate)
+                    if tolerate is None and pair.plays_out():  # from the next trial on, the reference plays ahead
+                        lanes[index] = Lookahead(pair, profile, document, seed,
+                                                 itertools.count(number + len(pairs), len(pairs)))
+                return (*result, pair.unchecked, pair.skipped)
 
             if len(batch) == 1:
                 results = [one(batch[0])]
             else:
                 with concurrent.futures.ThreadPoolExecutor(max_workers=len(pairs)) as pool:
                     results = list(pool.map(one, batch))
-            for number, (scenario, divergence) in zip(batch, results):
+            for number, (scenario, divergence, unchecked, skipped) in zip(batch, results):
                 outcome.trials += 1
-                outcome.deals_played += len(scenario.deals)
+                outcome.unchecked += unchecked
+                # a trial whose match was skipped played no deal; it counts one, so that a run
+                # whose every match is skipped still ends after the deals asked for
+                outcome.deals_played += max(len(scenario.deals), 1 if skipped is not None else 0)
+                if skipped is not None:
+                    reason = skipped.detail if isinstance(skipped.detail, str) else skipped.reason  # its words, unquoted
+                    said = f"{_skipped_what(skipped, scenario)} skipped: {reason[:200]}"
+                    outcome.skipped_trials[said] = outcome.skipped_trials.get(said, 0) + 1
+                    outcome.skipped_before_play += not any(d.actions for d in scenario.deals)
                 if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
                     # failed before any action: nothing to shrink, no transcript could show it
                     outcome.trial = number
@@ -1211,7 +1298,12 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                     outcome.shrinking = found
                     if 0 in lanes and not last:
                         lanes[0].pause()  # the shrink replays on the same processes
-                    _shrunk_proven_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate, proof)
+                    try:
+                        _shrunk_proven_and_saved(pairs[0], profile, document, found, seed, save_to, tolerate, proof)
+                    except process.Interrupted:
+                        if save_to is not None:  # the smallest divergence so far, not to be lost with the run
+                            found.saved_unfinished = _saved_unfinished(pairs[0], profile, document, found, seed, save_to)
+                        raise
                     if found.proof:
                         outcome.findings.remove(found)
                         outcome.unreproducible.append(found)
@@ -1241,6 +1333,13 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
         outcome.shrink_steps = first.shrink_steps
     outcome.seconds = time.monotonic() - started
     return outcome
+
+
+def _skipped_what(skipped: Skipped, scenario: Scenario) -> str:
+    """What a skip that ended a trial declined: the command, and for an action its word (``apply
+    give_up``), never the whole action (one count per kind, not per card or amount)."""
+    last = scenario.deals[-1].actions if scenario.deals else ()
+    return f"apply {last[-1].split()[0]}" if skipped.command == "apply" and last else skipped.command
 
 
 def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: findings.Known | None) -> None:
@@ -1289,8 +1388,9 @@ class Proof:
         """Why the transcripts below ``folder`` do not prove a finding; "" when they do."""
         oracle = [*self.reference, "--rules", self.rules] if self.rules else list(self.reference)
         try:
-            theirs = house.verified(folder, oracle, self.rules, self.timeout)
-            mine = house.verified(folder, self.implementation, self.rules, self.timeout, self.as_profile)
+            theirs = house.verified(folder, oracle, self.rules, reference_timeout(self.timeout))
+            mine = house.verified(folder, self.implementation, self.rules, self.timeout, self.as_profile,
+                                  oracle_timeout=reference_timeout(self.timeout))
         except Exception as exc:  # the replay itself broke (a reference that refuses the rules): not proven
             return f"its transcript could not be replayed: {type(exc).__name__}: {_short(str(exc), 200)}"
         if not theirs or any(r.outcome != "pass" for r in theirs):
@@ -1306,7 +1406,12 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                              save_to: Path | None, tolerate: Tolerate | None, proof: Proof) -> None:
     """The cause's divergence shrunk, written as a transcript and replayed by ``proof``; saved
     below ``save_to`` only when it reproduces (``found.proof`` says why not otherwise)."""
-    small, steps = shrink(pair, profile, document, found.divergence, tolerate)
+    found.best = found.divergence
+
+    def kept(smaller: Divergence) -> None:
+        found.best = smaller
+
+    small, steps = shrink(pair, profile, document, found.divergence, tolerate, kept)
     found.divergence, found.shrink_steps, found.shrunk = small, steps, True
     case_id = f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}"
     try:
@@ -1329,6 +1434,28 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
         raise
 
 
+def _saved_unfinished(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
+                      folder: Path) -> Path | None:
+    """An interrupted shrink's (or proof's) smallest divergence so far, saved as its transcript
+    (the reference's values) and said to be neither shrunk to the end nor proven; None when it
+    cannot be (the run is stopping: nothing is raised). The pair's processes may be mid-reply,
+    so the reference alone records it, in a fresh process (further signals are ignored by now)."""
+    divergence = found.divergence if found.shrunk else (found.best or found.divergence)
+    reference = pair.sides[1]
+    alone = Pair(reference.command, reference.command, reference.timeout)
+    alone.unserved = set(pair.unserved)  # what the implementation skipped, the transcript does not ask
+    try:
+        data = transcript(alone, profile, document, divergence, seed, found.trial,
+                          f"{base_name(profile)}/fuzz-{_slug(seed)}-{found.trial}")
+        data["description"] += (" The run was interrupted: this transcript was not shrunk to the end"
+                                if not found.shrunk else " The run was interrupted") + " and is not proven."
+        return save(data, folder)
+    except (ProtocolFailure, OSError, ImplementationFailed, Skipped):  # best effort: the interruption's line comes first
+        return None
+    finally:
+        alone.close()
+
+
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() else "-" for ch in text.lower()).strip("-") or "seed"
 
@@ -1344,8 +1471,9 @@ def register(subparsers: Any) -> None:
                     "against the reference; others are listed apart as not reproducible. Exit 1 when there is a new "
                     "finding (or one not reproducible), 0 when none, "
                     "2 on usage errors, 3 when the reference failed or a transcript could not be saved, 4 when the "
-                    "implementation could not start or broke the protocol, 5 when it skipped what it was asked "
-                    "(nothing was compared), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
+                    "implementation could not start or broke the protocol, 5 when every trial ended on a skip before "
+                    "its first action (nothing was compared; a skip is otherwise unchecked, counted in the summary, "
+                    "and the hunt goes on), 129/130/143 when stopped by SIGHUP/SIGINT/SIGTERM.")
     rules = parser.add_mutually_exclusive_group(required=True)
     rules.add_argument("--profile", metavar="P", help="the rules: a bundled profile, or 'name+option'")
     rules.add_argument("--rules", metavar="FILE.yaml", help="the rules: a house profile file (or FILE.yaml+option)")
@@ -1363,7 +1491,9 @@ def register(subparsers: Any) -> None:
                         help="write the findings as a report of thousand verify --report's shape (valid as --known of "
                              "verify, fit and fuzz)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="pairs of processes run in parallel")
-    parser.add_argument("--timeout", type=float, default=10.0, metavar="S", help="seconds to wait for each reply")
+    parser.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                        help="seconds to wait for each reply of the implementation (the reference, trusted, waits "
+                             f"at least {REFERENCE_TIMEOUT:g})")
     parser.add_argument("impl_command", nargs=argparse.REMAINDER, metavar="-- CMD ARGS", help="the implementation (after --)")
     parser.set_defaults(func=main)
 
@@ -1390,6 +1520,10 @@ def main(args: argparse.Namespace) -> int:
             print(printable(f"unshrunk divergence of trial {shrinking.trial}: {shrinking.signature} at {first.where()}: "
                             f"reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}"
                             [:2000]))
+            if shrinking.saved_unfinished is not None:
+                how = "shrunk" if shrinking.shrunk else "the smallest divergence so far, not shrunk to the end"
+                print(printable(f"saved {shrinking.saved_unfinished}: {how} and not proven (the run was interrupted "
+                                "before its transcript was replayed)"[:2000]))
         return 128 + exc.signum
     finally:
         process.restore_signals(saved)
@@ -1446,6 +1580,9 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
             return ExitCode.INTERNAL
     if outcome.error:
         return error_exit_code(outcome.error)
+    if outcome.nothing_checked:
+        print("thousand fuzz: nothing was checked: every trial ended on a skip before its first action", file=sys.stderr)
+        return ExitCode.NOTHING_CHECKED
     if outcome.findings and args.save:
         rules = f"--rules {shlex.quote(args.rules)}" if args.rules else ""
         print(f"next: replay the findings: thousand verify {rules + ' ' if rules else ''}--cases {shlex.quote(str(args.save))} "
@@ -1453,6 +1590,20 @@ def _fuzz(args: argparse.Namespace, outcome: Outcome) -> int:
     if any(failed(found.divergence) for found in outcome.findings):
         return ExitCode.CANNOT_START  # it broke the protocol mid-run: shrunk and saved, and not a rule
     return ExitCode.FAILED if outcome.findings or outcome.unreproducible else ExitCode.PASSED
+
+
+def exit_code(outcome: Outcome) -> ExitCode:
+    """The exit code of a run that ended, by verify's rule: a finding (or a transcript that
+    does not reproduce) is 1; else nothing checked (every trial ended on a skip before its
+    first action) is 5; else 0, unchecked observations and skips stated in the summary, as
+    verify passes a run whose cases were partly skipped."""
+    if outcome.error:
+        return error_exit_code(outcome.error)
+    if any(failed(found.divergence) for found in outcome.findings):
+        return ExitCode.CANNOT_START
+    if outcome.findings or outcome.unreproducible:
+        return ExitCode.FAILED
+    return ExitCode.NOTHING_CHECKED if outcome.nothing_checked else ExitCode.PASSED
 
 
 def error_exit_code(error: str) -> ExitCode:
@@ -1472,7 +1623,11 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
                     profile, "fail", cause.finding.message or cause.signature, findings=[cause.finding])
              for cause in outcome.findings]
     verdict = reports.judge(found, None, [r.case_id for r in found])
-    info = reports.RunInfo(list(command), [profile], exit_code=1 if found else 0)
+    info = reports.RunInfo(list(command), [profile], exit_code=exit_code(outcome),
+                           fuzz={"deals": outcome.deals_played, "trials": outcome.trials,
+                                 "unchecked_observations": outcome.unchecked,
+                                 "trials_ended_by_skip": sum(outcome.skipped_trials.values()),
+                                 "skipped_by_reason": dict(outcome.skipped_trials)})
     try:
         reports.write_json(path, reports.json_report(found, verdict, info))
     except OSError as exc:
@@ -1483,12 +1638,29 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
 def less_notes(declared: Declarations | None) -> list[str]:
     """What the comparison leaves out for an implementation that sends less."""
     notes = []
+    if declared is not None and declared.unsupported.actions:
+        notes.append(f"unchecked: the actions {', '.join(sorted(declared.unsupported.actions))}, which the implementation "
+                     "declares unsupported (left out of the legal sets compared; a trial that takes one ends there)")
     if declared is not None and declared.unsupported.state_fields:
         notes.append(f"unchecked: the state fields {', '.join(sorted(declared.unsupported.state_fields))}, "
                      "which the implementation declares absent (never compared)")
     if declared is not None and declared.events_derived:
         notes.append("events: derived from the states on both sides (the implementation sends none)")
     return notes
+
+
+def skip_lines(outcome: Outcome) -> list[str]:
+    """What the implementation declined (``skipped``): unchecked, never counted as a finding."""
+    lines = []
+    if outcome.unchecked:
+        lines.append(f"unchecked: {outcome.unchecked} observation{'s' if outcome.unchecked != 1 else ''} the "
+                     "implementation answered skipped (a legal set or a state: not compared; the reference's decided the play)")
+    ended = sum(outcome.skipped_trials.values())
+    if ended:
+        lines.append(f"unchecked: {ended} of {outcome.trials} trials ended on a skip, without a finding "
+                     "(nothing after the skipped request was compared):")
+        lines += [f"  {count} x {said}" for said, count in sorted(outcome.skipped_trials.items(), key=lambda kv: -kv[1])[:10]]
+    return lines
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
@@ -1526,6 +1698,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
         lines.append(f"  - {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, first in trial "
                      f"{found.trial} (seed {seed}): {found.proof}")
     lines += outcome.notes
+    lines += skip_lines(outcome)
     if known is not None:
         met = sum(outcome.known.values())
         lines.append(f"known root causes ({known.source}): {met} trial{'s' if met != 1 else ''} ended on one, "

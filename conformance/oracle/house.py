@@ -121,12 +121,13 @@ def fallbacks(rules: str | None, chosen: str | None) -> tuple[str, ...]:
 
 
 def verified(folder: Path, command: Sequence[str], rules: str | None, timeout: float,
-             as_profile: str | None = None) -> list[Result]:
+             as_profile: str | None = None, oracle_timeout: float | None = None) -> list[Result]:
     """The results of ``thousand verify [--rules RULES] --cases FOLDER -- COMMAND`` (``--profile``
     runs name no rules: each case plays under its own profiles), by the steps that command
     takes: the transcripts read, under house rules re-expected by the reference under them
-    (``oracle_cases``), then run by the ordinary runner with the same documents and names.
-    What fuzz proves a finding with, so that its printed command shows what fuzz saw."""
+    (``oracle_cases``, waiting ``oracle_timeout`` for each reply, ``timeout`` by default), then
+    run by the ordinary runner with the same documents and names. What fuzz proves a finding
+    with, so that its printed command shows what fuzz saw."""
     import variants
 
     cases: list[Transcript | CaseBug] = list(discover([folder]))
@@ -135,7 +136,7 @@ def verified(folder: Path, command: Sequence[str], rules: str | None, timeout: f
     if rules is not None:
         house = variants.resolve(rules)
         chosen = applicable(cases, rules_family(house))
-        cases = oracle_cases(chosen, house.name, house.to_document(), rules, 1, timeout)
+        cases = oracle_cases(chosen, house.name, house.to_document(), rules, 1, oracle_timeout or timeout)
         documents[house.name] = house.to_document()
         fallback[house.name] = fallbacks(rules, as_profile)
 

@@ -215,6 +215,10 @@ class Observer:
         self._by_identity: dict[int, tuple[dict[str, Any], Preencoded]] = {}
         self._launched: Session | None = None  # started, start reply unread
         self.declarations: Declarations | None = None
+        # queries whose ``skipped`` reply ``collect`` and ``batched`` return unjudged, for the
+        # caller to count unchecked (fuzz: ``legal`` and ``state``, which change nothing, so the
+        # game goes on); fit reads its steps through ``_replies``, where a legal set alone is
+        self.unshown_queries: frozenset[str] = frozenset()
         # the cases ``replays`` has taken and not given back yet, the one being read first
         self._ahead: collections.deque[_Waiting] = collections.deque()
 
@@ -296,7 +300,8 @@ class Observer:
             raise ProtocolFailure("no process to read replies from")
         answers = [self._kept(item, answer) for item, answer in zip(posted, self.impl.collect(posted, known))]
         for item, answer in zip(posted, answers):
-            _judge(item, answer)
+            if not (item.command in self.unshown_queries and "skipped" in answer.reply):
+                _judge(item, answer)
         return answers
 
     def _kept(self, item: Posted, answer: Answer) -> Answer:
@@ -574,7 +579,7 @@ class Observer:
         commands = [command for command, _ in requests]
         for command, reply in (batch.unpacked(commands, answer.reply, "batch", False) if self.trusted_replies
                                else batch.read(answer, commands, _clipped_reply)):
-            if not _unshown(command, reply):
+            if not (_unshown(command, reply) or (command in self.unshown_queries and "skipped" in reply)):
                 _check(command, reply)
             yield reply
 
@@ -860,6 +865,7 @@ class Turn:
     state: dict[str, Any]
     legal: tuple[str, ...]
     lines: tuple[bytes, ...]
+    unshown: tuple[str, ...] = ()  # the queries (``state``, ``legal``) answered ``skipped``: unchecked
 
 
 def turn_requests(action: str | None, deal: dict[str, Any] | None = None) -> list[Request]:
@@ -871,7 +877,8 @@ def turn_requests(action: str | None, deal: dict[str, Any] | None = None) -> lis
 
 def read_turn(answers: Sequence[Answer]) -> Turn:
     reply, state, legal = answers
-    return Turn(_reply(reply.reply), _state(state.reply), _legal(legal.reply), tuple(a.line for a in answers))
+    return Turn(_reply(reply.reply), _state(state.reply), _legal(legal.reply), tuple(a.line for a in answers),
+                _skipped_queries(state.reply, legal.reply))
 
 
 _LINE = json.JSONEncoder(separators=(",", ":"))
@@ -886,7 +893,13 @@ def turn_of(replies: Sequence[dict[str, Any]], encoded: bool = True) -> Turn:
     (``encoded`` False: no lines, for a turn compared otherwise)."""
     reply, state, legal = replies
     lines = tuple(_LINE.encode(r).encode() for r in replies) if encoded else UNREAD
-    return Turn(_reply(reply), _state(state), _legal(legal), lines)
+    return Turn(_reply(reply), _state(state), _legal(legal), lines, _skipped_queries(state, legal))
+
+
+def _skipped_queries(state: dict[str, Any], legal: dict[str, Any]) -> tuple[str, ...]:
+    """Which of a turn's two queries were answered ``skipped`` (only an observer told to
+    return them unjudged hands such replies on: ``Observer.unshown_queries``)."""
+    return tuple(name for name, reply in (("state", state), ("legal", legal)) if "skipped" in reply)
 
 
 def _state(reply: dict[str, Any]) -> dict[str, Any]:

@@ -258,6 +258,19 @@ def test_serve_refuses_an_unknown_mutant() -> None:
     assert main([]) == 2
 
 
+def test_serve_with_a_mode_alone_skips_what_it_says_and_offers_no_extension() -> None:
+    """``--mode`` needs no mistake (a hostile adapter of correct rules); its replies go one by
+    one (no extension), so that every hostile reply is one a runner reads."""
+    lines = [{"seq": 1, "cmd": "start", "version": 1}, {"seq": 2, "cmd": "legal"}, {"seq": 3, "cmd": "state"}]
+    request = "".join(json.dumps(line) + "\n" for line in lines)
+    done = subprocess.run([sys.executable, "-m", "mutants.serve", "--mode", "skip-legal"], input=request,
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    start, legal, state = (json.loads(line) for line in done.stdout.splitlines())
+    assert "extensions" not in start and start["implementation"]["name"] == "reference+mutant:mode-skip-legal"
+    assert legal == {"seq": 2, "skipped": {"reason": "legal sets are not served"}}
+    assert "errored" in state  # no match yet: only the legal set is skipped
+
+
 # -------------------------------------------------------------- the kill matrix
 
 

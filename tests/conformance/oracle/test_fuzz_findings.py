@@ -19,7 +19,7 @@ from conformance.harness import findings
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import fuzz, observe
 from tests.fake_impls.own_rules import TABLE_300
-from tests.support.paths import FAKE_IMPLS
+from tests.support.paths import FAKE_IMPLS, ROOT
 
 pytestmark = pytest.mark.slow  # every test runs fuzz against doubles and replays its transcripts
 
@@ -159,3 +159,71 @@ def test_a_report_into_a_missing_folder_is_a_usage_error_before_the_run(tmp_path
     assert main(["fuzz", "--profile", "classic", "--deals", "1", "--report", str(report), "--", *REFERENCE_COMMAND]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--report" in err[0] and "does not exist" in err[0]
+
+
+# --- issue 48 item 2: a skip is unchecked, and the hunt goes on ---------------------------
+
+def _validated_report(path: Path) -> dict[str, object]:
+    import jsonschema
+
+    report = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads((ROOT / "spec" / "schema" / "report.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(report, schema)
+    return report
+
+
+def test_a_skipped_query_is_unchecked_and_the_bug_beside_it_is_found_and_proven(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The double answers every ``legal`` with ``skipped`` and values hearts and diamonds the
+    other way round. fuzz stopped at the first legal set with exit 5 ("the implementation
+    skipped"); a legal set changes nothing in the game, so it is counted unchecked, the
+    reference's decides the play, and the bug is found in the same run. Its transcript asks
+    for no legal set (verify would skip the whole case at one) and reproduces as printed."""
+    found, report = tmp_path / "found", tmp_path / "fuzz.json"
+    code = main(["fuzz", "--profile", "classic", "--deals", "30", "--seed", "1", "--save", str(found),
+                 "--report", str(report), "--", *SERVE, "--mode", "skip-legal", BUG])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "1 finding in 30 deals" in out and "event[play] marriage_declared differs in points" in out
+    assert re.search(r"unchecked: [1-9][0-9]* observations the implementation answered skipped", out), out
+    counts = _validated_report(report)["fuzz"]
+    assert isinstance(counts, dict) and counts["unchecked_observations"] > 0 and counts["deals"] == 30
+    saved = list(found.rglob("*.yaml"))
+    assert len(saved) == 1 and "legal:" not in saved[0].read_text(encoding="utf-8")
+    printed = next(line for line in out.splitlines() if line.startswith("next: replay the findings: thousand "))
+    argv = shlex.split(printed.split("thousand ", 1)[1])
+    assert main(argv) == 1
+    assert main([*argv[:argv.index("--")], "--", *REFERENCE_COMMAND]) == 0
+
+
+def test_a_skipped_action_ends_its_trial_only_and_the_hunt_plays_every_deal_asked(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The double plays the reference's rules but answers every ``give_up`` with ``skipped``:
+    the trials that reach one end there without a finding, the run plays the 30 deals asked
+    (it stopped at the first with exit 5), counts those trials by what was skipped and exits
+    0, as verify passes a run some of whose cases were skipped."""
+    report = tmp_path / "fuzz.json"
+    code = main(["fuzz", "--profile", "classic", "--deals", "30", "--seed", "1", "--report", str(report), "--",
+                 *SERVE, "--mode", "skip-give-up"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "no new divergence in 30 deals" in out
+    assert re.search(r"unchecked: [1-9][0-9]* of [0-9]+ trials ended on a skip", out), out
+    assert "x apply give_up skipped: giving up is not played" in out
+    counts = _validated_report(report)["fuzz"]
+    assert isinstance(counts, dict) and counts["deals"] == 30 and counts["trials_ended_by_skip"] > 0
+    assert counts["skipped_by_reason"] == {"apply give_up skipped: giving up is not played": counts["trials_ended_by_skip"]}
+
+
+def test_an_action_declared_unsupported_is_unchecked_not_a_divergence(capsys: pytest.CaptureFixture[str]) -> None:
+    """The double declares ``give_up`` unsupported, leaves it out of its legal sets and answers
+    ``skipped`` when asked to play one (benchmarks/partial_engine.py). Its legal sets are
+    compared without it, as verify and fit compare them (each was a "missing give_up"
+    divergence, ending its trial), and a trial that takes one ends there: no finding, exit 0."""
+    code = main(["fuzz", "--profile", "classic", "--deals", "20", "--seed", "1", "--",
+                 sys.executable, str(ROOT / "benchmarks" / "partial_engine.py"), "give_up"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "no new divergence in 20 deals" in out and "missing give_up" not in out
+    assert "unchecked: the actions give_up, which the implementation declares unsupported" in out
+    assert re.search(r"[1-9][0-9]* x apply give_up skipped: give_up is not supported", out), out

@@ -239,6 +239,12 @@ def test_sigint_while_shrinking_names_the_seed_and_trial(tmp_path: Path) -> None
     assert run.code == 130
     assert "stopped by SIGINT" in run.err and "trial 0 (seed s7)" in run.err and "--seed s7" in run.err
     assert "unshrunk divergence of trial 0: legal" in run.out  # issue 52 row 17: the divergence itself is shown
+    # and saved (the smallest so far): a valid transcript, said to be neither shrunk to the end nor proven
+    files = saved(tmp_path)
+    assert len(files) == 1 and f"saved {files[0]}" in run.out, run.out
+    assert "not shrunk to the end and not proven" in run.out
+    assert "not shrunk to the end and is not proven" in files[0].read_text(encoding="utf-8")
+    assert cli.main(["verify", "--cases", str(tmp_path / "saved"), "--timeout", "10"]) == 0  # the reference's values
     assert_clean(run)
 
 
