@@ -620,7 +620,13 @@ class CaseRun:
             self._check_state(step["expect"], phase, before)
 
     def _check_legal(self, step: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any] | None:
-        actions = self.worker._ask("legal")["actions"]
+        try:
+            actions = self.worker._ask("legal")["actions"]
+        except SkippedByImplementation:
+            # a query changes nothing in the game: its answer is unchecked and the case goes on,
+            # as fit and fuzz take it (the same transcript says the same whoever replays it)
+            self.unchecked.add("legal actions (skipped)")
+            return before
         wanted = {a for a in step["legal"] if self.unsupported.action(a) is None}
         got = {a for a in actions if isinstance(a, str) and self.unsupported.action(a) is None}
         if len(wanted) < len(step["legal"]):

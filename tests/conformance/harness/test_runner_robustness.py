@@ -118,3 +118,20 @@ def test_an_interrupted_write_keeps_the_previous_report(tmp_path: Path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         reports.write_junit(junit, [runner.Result("t/a", "a", "toy", "pass")])
     assert junit.read_text() == "<testsuite/>" and list(tmp_path.iterdir()) == [junit]
+
+
+def test_a_legal_set_answered_skipped_is_unchecked_and_the_case_goes_on(tmp_path: Path) -> None:
+    """A skipped query changes nothing in the game: verify, like fit and fuzz, counts that
+    legal set unchecked and checks the rest of the case (it used to skip the whole case, so a
+    transcript fuzz saved from such an engine never failed under its printed command)."""
+    import json
+
+    from conformance.cli import main
+
+    report = tmp_path / "report.json"
+    code = main(["verify", "--profile", "polish", "-k", "polish/talon/*", "--report", str(report), "--",
+                 sys.executable, "-m", "mutants.serve", "--mode", "skip-legal", "marriage-values-hearts-diamonds-swapped"])
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert code == 1 and data["counts"]["skipped"] == 0
+    assert data["counts"]["fail"] >= 1  # the marriage values, seen past the legal sets it skipped
+    assert data["partially_checked"] >= 1
