@@ -123,15 +123,18 @@ class Finding:
 
     @property
     def deal(self) -> int:
-        return int(self.where.get("deal") or 0)
+        deal: int = self.where.get("deal") or 0
+        return deal
 
     @property
     def step(self) -> int:
-        return int(self.where.get("step") or 0)
+        step: int = self.where.get("step") or 0
+        return step
 
     @property
     def action(self) -> str | None:
-        return self.where.get("action")
+        action: str | None = self.where.get("action")
+        return action
 
     @property
     def at(self) -> str:

@@ -132,13 +132,14 @@ class Evidence:
 
 def key_of(d: Finding) -> Key:
     """The observation a difference is about."""
-    if d.kind is Observed.LEGAL:
-        return d.deal, d.step, Observation.LEGAL
-    if d.kind is Observed.REFUSAL or d.kind is Observed.EVENT:
-        return d.deal, d.step, Observation.REPLY
-    if d.kind is Observed.STATE:
-        return d.deal, d.step, state_key(d.detail.split(".")[1])
-    return d.deal, d.step, d.kind.value
+    where, kind = d.where, d.kind  # read once: fit asks this of every difference again and again
+    if kind is Observed.LEGAL:
+        return where["deal"], where["step"], Observation.LEGAL
+    if kind is Observed.REFUSAL or kind is Observed.EVENT:
+        return where["deal"], where["step"], Observation.REPLY
+    if kind is Observed.STATE:
+        return where["deal"], where["step"], state_key(d.detail.split(".")[1])
+    return d.deal, d.step, kind.value
 
 
 def state_key(name: str) -> str:
