@@ -97,7 +97,9 @@ def broken_signature(outcome: str, message: str) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """One wrong answer: where, what (kind, phase, name), expected and got, the deciding knobs."""
+    """One wrong answer: where, what (kind, phase, name), expected and got, the deciding knobs.
+    As observe's comparison first makes it, it is unnamed (``name`` "", no knobs) and holds
+    the raw ``detail`` and the oracle's state ``before``; ``observe.findings`` names it."""
 
     kind: Observed
     phase: str
@@ -227,7 +229,8 @@ class Known:
         causes = []
         for cause in [*(report.get("groups") or ()), *(report.get("further") or ())]:
             signatures = {str(cause.get("signature"))} | {str(c.get("signature")) for c in cause.get("checks") or ()}
-            causes.append(RootCause(str(cause.get("signature")), signatures=frozenset(signatures)))
+            causes.append(RootCause(str(cause.get("signature")), tuple(str(k) for k in cause.get("knobs") or ()),
+                                    tuple(str(c) for c in cause.get("cases") or ()), frozenset(signatures)))
         return cls(tuple(causes), source)
 
     @classmethod
