@@ -65,6 +65,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
 from conformance.oracle import evidence, fit, observe, residual  # noqa: E402
+from conformance.harness.findings import RootCause  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
 
@@ -606,7 +607,7 @@ def only_with(cases: list[Transcript], profile: variants.ResolvedProfile, rules:
     return not changes_play(cases, profile, base, knob, _value(secret, knob), jobs, partial, _coupled_values(secret, knob))
 
 
-def mistake_named(mutant: str, causes: list[residual.Cause], wrong: list[str], expressing: list[str],
+def mistake_named(mutant: str, causes: list[RootCause], wrong: list[str], expressing: list[str],
                   identical: bool) -> str:
     """Whether fit named the mutant's mistake.
 

@@ -91,7 +91,7 @@ def deal_cells(group: Sequence[Replay], number: int) -> dict[str, str]:
 def _stop(first: Replay, number: int) -> str:
     if first.error:
         return "the implementation failed (see below)"
-    stop = first.divergence
+    stop = first.stop
     if stop is None or stop.deal > number:
         return "all steps legal"
     if stop.deal < number:

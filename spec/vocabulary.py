@@ -142,17 +142,6 @@ class ExitCode(IntEnum):
     NOTHING_CHECKED = 5  # every selected case was skipped or its profile not declared
 
 
-class DifferenceKind(StrEnum):
-    """Where an implementation's replay differs from the reference's (DESIGN.md "Observation, fit and
-    fuzz"): the first word of a difference's signature."""
-
-    LEGAL = "legal"
-    REFUSAL = "refusal"
-    EVENT = "event"
-    STATE = "state"
-    RECORD = "record"
-
-
 class Observation(StrEnum):
     """The kinds of observation at one step: the legal set before the action, the reply to it, and a
     field of the state after it (``state.FIELD``: the field's name follows the prefix)."""

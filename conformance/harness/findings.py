@@ -6,12 +6,17 @@ oracle (a transcript's expected value, or the reference playing the same actions
 normalised name of the difference), expected and got, and the knobs that decide it.
 ``thousand verify`` records one per failed check, ``thousand fit`` one per difference left
 in its residual, ``thousand fuzz`` one per divergence; all three sign them with
-``signature`` alone, so that the same mistake reads the same whichever tool met it.
+``signature`` alone, so that the same mistake reads the same whichever tool met it. The
+oracle's comparison (``conformance.oracle.observe.compare``) makes findings too, as it
+observes them: unnamed (the kind of observation, the raw ``detail``, the oracle's state
+``before``), then named by ``observe.findings`` as the runner names a failed check.
 
-A **root cause** is a set of findings with one identity: a report's root cause (``groups``
-and ``further`` of spec/schema/report.schema.json) stands for the signatures it gathers. ``Known`` reads such a report, whichever tool wrote
-it, and explains exactly the findings whose signature is one of a known cause's: never by
-knobs in common, which would hide a second mistake decided by the same rules.
+A **root cause** (``RootCause``) is a set of findings with one identity: a report's root
+cause (``groups`` and ``further`` of spec/schema/report.schema.json) stands for the
+signatures it gathers, fit's residual for the cases whose findings it gathers, with its
+verdict. ``Known`` reads such a report, whichever tool wrote it, and explains exactly the
+findings whose signature is one of a known cause's: never by knobs in common, which would
+hide a second mistake decided by the same rules.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+from spec.vocabulary import ResidualVerdict
 
 
 class Observed(Enum):
@@ -34,6 +41,10 @@ class Observed(Enum):
     STATE = "state"  # one field of the state after a step
     TO_ACT = "to_act"  # the player to act before a step
     BROKEN = "broken"  # the run broke off: an error, a timeout, a protocol failure
+    # the oracle's record and the implementation's end otherwise (``ends deal_over vs error``):
+    # only an unnamed finding of observe's comparison has it; named, it is a broken run's
+    # (``record: ...``)
+    RECORD = "record"
 
 
 # the runner's name of each check, as reports write it (spec/schema/report.schema.json)
@@ -86,7 +97,9 @@ def broken_signature(outcome: str, message: str) -> str:
 
 @dataclass(frozen=True)
 class Finding:
-    """One wrong answer: where, what (kind, phase, name), expected and got, the deciding knobs."""
+    """One wrong answer: where, what (kind, phase, name), expected and got, the deciding knobs.
+    As observe's comparison first makes it, it is unnamed (``name`` "", no knobs) and holds
+    the raw ``detail`` and the oracle's state ``before``; ``observe.findings`` names it."""
 
     kind: Observed
     phase: str
@@ -96,12 +109,44 @@ class Finding:
     message: str = ""
     expected: Any = None
     actual: Any = None
-    where: Mapping[str, Any] = field(default_factory=dict)  # deal, step, action (and case or trial)
+    where: Mapping[str, Any] = field(default_factory=dict)  # deal, step, action (and case_id: the case or "fuzz")
     outcome: str = ""  # a broken run's outcome (error, timeout, ...)
+    # What observe's comparison reads before the finding is named (``observe.named``), kept for
+    # fit's evidence: the raw difference (a legal set's ``missing 9S``, ``state.scores``, a
+    # reply's ``unexpected bolt``, ``ends deal_over vs error``), one of several that one named
+    # finding may stand for; and the oracle's state before the step (what a legal set is read
+    # against). "" and None in the runner's findings.
+    detail: str = ""
+    before: Any = None
 
     @property
     def signature(self) -> str:
         return signature(self.kind, self.phase, self.name)
+
+    @property
+    def deal(self) -> int:
+        deal: int = self.where.get("deal") or 0
+        return deal
+
+    @property
+    def step(self) -> int:
+        step: int = self.where.get("step") or 0
+        return step
+
+    @property
+    def action(self) -> str | None:
+        action: str | None = self.where.get("action")
+        return action
+
+    @property
+    def at(self) -> str:
+        """Where in the case: ``deal 1 step 7 (play 9S)`` or ``deal 1 the deal``."""
+        return f"deal {self.deal} " + ("the deal" if self.step == 0 else f"step {self.step} ({self.action})")
+
+    @property
+    def place(self) -> str:
+        """``at`` after the case (``fuzz`` for a fuzz trial): ``fuzz deal 1 step 7 (play 9S)``."""
+        return f"{self.where.get('case_id')} {self.at}"
 
     @property
     def check(self) -> str:
@@ -135,8 +180,28 @@ def broken(outcome: str, message: str, where: Mapping[str, Any] | None = None) -
                    where=dict(where or {}), outcome=outcome)
 
 
-# --- known root causes (--known) -----------------------------------------------------------
+# --- root causes ----------------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class RootCause:
+    """A set of findings with one identity (DESIGN.md "Findings and root causes"): the signature
+    it is named by, the signatures it gathers (a report's ``checks``), the knobs that decide it
+    and the cases (or runs) whose findings it gathers. Fit's residual adds its verdict, how many
+    observations show it, the first case that does and why, and the causes tangled with it."""
+
+    signature: str
+    knobs: tuple[str, ...] = ()
+    cases: tuple[str, ...] = ()
+    signatures: frozenset[str] = frozenset()  # every signature it gathers, its own included
+    verdict: ResidualVerdict | None = None  # fit's residual: NO_KNOB, BUG, PAIRED (TANGLED only while unfolded)
+    observations: int = 0  # fit's residual: the observations that show it
+    example: str = ""  # fit's residual: the first case that shows it, and where
+    why: str = ""  # fit's residual: why the verdict
+    hidden: tuple[RootCause, ...] = ()  # fit's residual: causes tangled with it, in the very observations it differs in
+
+
+# --- known root causes (--known) -----------------------------------------------------------
 
 
 class KnownError(Exception):
@@ -148,13 +213,13 @@ class Known:
     """Root causes already known, each as the set of signatures it stands for: a finding whose
     signature is one of them is no news; any other is, whatever knobs it shares with them."""
 
-    causes: tuple[tuple[str, frozenset[str]], ...] = ()  # (headline, the signatures of its findings)
+    causes: tuple[RootCause, ...] = ()  # each named by its headline, with the signatures of its findings
     source: str = ""
 
     def cause_of(self, found: str | Finding) -> str | None:
         """The headline of the known cause whose identity this finding (or signature) has, or None."""
         wanted = found.signature if isinstance(found, Finding) else found
-        return next((headline for headline, signatures in self.causes if wanted in signatures), None)
+        return next((cause.signature for cause in self.causes if wanted in cause.signatures), None)
 
     @classmethod
     def of(cls, report: Mapping[str, Any], source: str = "") -> Known:
@@ -164,7 +229,8 @@ class Known:
         causes = []
         for cause in [*(report.get("groups") or ()), *(report.get("further") or ())]:
             signatures = {str(cause.get("signature"))} | {str(c.get("signature")) for c in cause.get("checks") or ()}
-            causes.append((str(cause.get("signature")), frozenset(signatures)))
+            causes.append(RootCause(str(cause.get("signature")), tuple(str(k) for k in cause.get("knobs") or ()),
+                                    tuple(str(c) for c in cause.get("cases") or ()), frozenset(signatures)))
         return cls(tuple(causes), source)
 
     @classmethod

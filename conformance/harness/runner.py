@@ -464,7 +464,7 @@ class Worker:
         result.more_findings = max(0, len(exc.findings) - FINDINGS_KEPT)
         result.details = {**dict(first.where), "check": first.check, "expected": first.expected, "actual": first.actual,
                           "signature": first.signature, "decided_by": list(first.knobs)}
-        if first.check == "legal" and isinstance(first.expected, list) and isinstance(first.actual, list):
+        if first.kind is Observed.LEGAL and isinstance(first.expected, list) and isinstance(first.actual, list):
             result.details["missing"] = sorted(set(first.expected) - set(first.actual))
             result.details["unexpected"] = sorted(set(first.actual) - set(first.expected))
         result.details["state_before"] = exc.state_before

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence, TypeGuard
 
 import variants
+from conformance.harness.findings import Finding, Observed
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
-from spec.vocabulary import SUITS, DifferenceKind, Phase
+from spec.vocabulary import SUITS, Phase
 from variants.schema import fit_roles, knob_entry
 
 # The number knobs' roles come from the schema (``x-fit-role``, ``x-fit-event``): a new number
@@ -252,7 +253,7 @@ class Readings:
         else:
             self.unoffered_on.add(trick)
 
-    def _add_condition(self, d: observe.Difference) -> None:
+    def _add_condition(self, d: Finding) -> None:
         """The marriage condition a holder's highest offered amount shows (``conditions``)."""
         held = _hand_to_act(d.before if isinstance(d.before, dict) else {})
         if not self.worths or held is None:
@@ -348,7 +349,7 @@ class Readings:
                 self.amounts[amounts[-1]] += 1
                 self.steps.update(_steps(amounts))
 
-    def _add_overshot(self, d: observe.Difference) -> None:
+    def _add_overshot(self, d: Finding) -> None:
         """The score the reference's reply won the match with where the implementation's
         showed no win (``overshot``)."""
         wanted = (d.expected or {}).get("events") if isinstance(d.expected, dict) else None
@@ -363,10 +364,10 @@ class Readings:
                 and 0 <= won[0] < len(scores[-1]) and _integer(scores[-1][won[0]]):
             self.overshot[scores[-1][won[0]]] += 1
 
-    def add_difference(self, d: observe.Difference) -> None:
-        if d.kind == DifferenceKind.EVENT:
+    def add_difference(self, d: Finding) -> None:
+        if d.kind is Observed.EVENT:
             self._add_overshot(d)
-        if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
+        if d.kind is Observed.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
             read, apart, above = edges(d.expected, d.actual), _gaps(d.expected, d.actual), above_all(d.expected, d.actual)
             raised = raised_to(d.expected, d.actual)
             for knob in evidence.deciding_knobs(d):
@@ -384,12 +385,12 @@ class Readings:
         for named in evidence.named_knobs(d):
             if len(named) <= NAMED:
                 self.named.update(named)
-        amount = _amount(d.action) if d.kind == DifferenceKind.REFUSAL and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
+        amount = _amount(d.action) if d.kind is Observed.REFUSAL and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
             for knob in evidence.deciding_knobs(d):
                 if knob in AMOUNT_KNOBS:
                     self.refused.setdefault(knob, collections.Counter()).update((amount, amount - CONTRACT_STEP))
-        if d.kind in (DifferenceKind.STATE, DifferenceKind.EVENT):
+        if d.kind in (Observed.STATE, Observed.EVENT):
             contract = d.before.get("contract") if isinstance(d.before, dict) else None
             if isinstance(contract, int) and not isinstance(contract, bool):
                 for knob in evidence.deciding_knobs(d):

@@ -27,9 +27,10 @@ from conformance.harness import diagnosis
 from conformance.harness.runner import equal
 from conformance.harness.session import Declarations
 from conformance.oracle import observe
-from spec.vocabulary import DifferenceKind
+from conformance.harness.findings import Finding, Observed
+from spec.vocabulary import Observation
 
-Key = tuple[int, int, str]  # (deal, step, what): what is "legal", "reply" or "state.FIELD"
+Key = tuple[int, int, str]  # (deal, step, what): what is Observation.LEGAL, Observation.REPLY or "state.FIELD" (``state_key``)
 DECK_POINTS = 120  # the card points of the whole deck: no trick pile holds more
 # the phases in which some player is to act: a state of one of them naming nobody leaves the
 # game where no rule can (deal_over and match_over name nobody)
@@ -67,7 +68,7 @@ class Evidence:
     case_id: str
     checked: int  # observations of the implementation compared with the reference's
     unchecked: int  # transcript steps the implementation did not show (skipped, errored, unsupported)
-    differing: tuple[observe.Difference, ...]  # the differences on checked observations, in order
+    differing: tuple[Finding, ...]  # the differences on checked observations, in order
     missed: frozenset[Key]  # the observations that differ and some rule could reproduce
     # the observations that differ where the implementation contradicts itself: no score counts them
     set_aside: frozenset[Key] = frozenset()
@@ -104,7 +105,7 @@ class Evidence:
         return sum(apart(d) for d in self.differing if key_of(d) not in self.set_aside)
 
     @functools.cached_property
-    def deciding(self) -> tuple[tuple[observe.Difference, tuple[str, ...]], ...]:
+    def deciding(self) -> tuple[tuple[Finding, tuple[str, ...]], ...]:
         """The first difference of each differing observation (``first_differences``) with its
         deciding knobs (``deciding_knobs``)."""
         return tuple((d, deciding_knobs(d)) for d in first_differences(self) if key_of(d) not in self.set_aside)
@@ -117,7 +118,7 @@ class Evidence:
         rule reproduces (a card the declarer keeps that it should have given) the hands
         differ, and a contract ceiling that happens to match the wrong hand's marriages is
         no evidence against one that does not."""
-        first = min((_position(key) for key in (*self.missed, *self.set_aside) if key[2] != "legal"), default=None)
+        first = min((_position(key) for key in (*self.missed, *self.set_aside) if key[2] != Observation.LEGAL), default=None)
         # past it, an observation is told too when only a bolt counted at its step, or only
         # another player's hand, differs before it (``downstream``)
         return frozenset(key for key in self.missed if first is None or _position(key) <= first
@@ -129,20 +130,26 @@ class Evidence:
         return frozenset(knob for _d, knobs in self.deciding for knob in knobs)
 
 
-def key_of(d: observe.Difference) -> Key:
+def key_of(d: Finding) -> Key:
     """The observation a difference is about."""
-    if d.kind == DifferenceKind.LEGAL:
-        return d.deal, d.step, "legal"
-    if d.kind in (DifferenceKind.REFUSAL, DifferenceKind.EVENT):
-        return d.deal, d.step, "reply"
-    if d.kind == DifferenceKind.STATE:
-        return d.deal, d.step, "state." + d.detail.split(".")[1]
-    return d.deal, d.step, d.kind
+    where, kind = d.where, d.kind  # read once: fit asks this of every difference again and again
+    if kind is Observed.LEGAL:
+        return where["deal"], where["step"], Observation.LEGAL
+    if kind is Observed.REFUSAL or kind is Observed.EVENT:
+        return where["deal"], where["step"], Observation.REPLY
+    if kind is Observed.STATE:
+        return where["deal"], where["step"], state_key(d.detail.split(".")[1])
+    return d.deal, d.step, kind.value
+
+
+def state_key(name: str) -> str:
+    """The observation of the state field ``name``: ``state.NAME``."""
+    return f"{Observation.STATE}.{name}"
 
 
 def observations(step: observe.StepRecord) -> list[Key]:
-    keys = [(step.deal, step.step, "reply")] + [(step.deal, step.step, "state." + name) for name in step.state]
-    return keys + ([(step.deal, step.step, "legal")] if step.legal is not None else [])
+    keys = [(step.deal, step.step, Observation.REPLY)] + [(step.deal, step.step, state_key(name)) for name in step.state]
+    return keys + ([(step.deal, step.step, Observation.LEGAL)] if step.legal is not None else [])
 
 
 def _without(step: observe.StepRecord, partial: Partial) -> observe.StepRecord:
@@ -189,15 +196,15 @@ def self_contradictions(record: observe.CaseRecord) -> list[tuple[tuple[Key, ...
                     else "left nobody to act (no legal action) and then accepted one" if step.reply.accepted and not step.legal
                     else "accepted an action its own legal set left out" if step.reply.accepted and not offered else "")
             if what:
-                found.append((((step.deal, step.step, "reply"),
-                               *((step.deal, step.step, "state." + name) for name in step.state)), what))
+                found.append((((step.deal, step.step, Observation.REPLY),
+                               *((step.deal, step.step, state_key(name)) for name in step.state)), what))
         phase = step.state.get("phase")
         if phase in ACTING_PHASES and "to_act" in step.state and step.state["to_act"] is None:
-            found.append((((step.deal, step.step, "state.to_act"),), f"left nobody to act in phase {phase}"))
+            found.append((((step.deal, step.step, state_key("to_act")),), f"left nobody to act in phase {phase}"))
         points = step.state.get("card_points")
         if isinstance(points, list) and all(isinstance(p, int) and not isinstance(p, bool) for p in points) \
                 and sum(points) > DECK_POINTS:
-            found.append((((step.deal, step.step, "state.card_points"),),
+            found.append((((step.deal, step.step, state_key("card_points")),),
                           f"card points {points} sum to {sum(points)}, more than the deck's {DECK_POINTS}"))
     return found
 
@@ -234,8 +241,8 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
         ref = replace(ref, steps=tuple(_without(s, partial) for s in ref.steps))
     if implementation.broken:
         ref = replace(ref, steps=ref.steps[:len(impl_steps)], ended=implementation.ended)
-    differing = [d for d in observe.compare(ref, implementation) if d.kind != DifferenceKind.RECORD or len(ref.steps) < len(impl_steps)]
-    missed = {key_of(d) for d in differing if d.kind != DifferenceKind.RECORD}
+    differing = [d for d in observe.compare(ref, implementation) if d.kind is not Observed.RECORD or len(ref.steps) < len(impl_steps)]
+    missed = {key_of(d) for d in differing if d.kind is not Observed.RECORD}
     for step in impl_steps[len(ref.steps):]:
         missed.update(observations(step))
     checked = sum(1 + len(step.state) + (step.legal is not None) for step in impl_steps)  # len(observations(step))
@@ -249,19 +256,19 @@ def weigh(reference: observe.CaseRecord, implementation: observe.CaseRecord, par
 def _reordered(reference: observe.CaseRecord, implementation: observe.CaseRecord) -> frozenset[Key]:
     """The replies whose refusals agree only for a reason the reference names after its first
     (``Evidence.reordered``)."""
-    return frozenset((got.deal, got.step, "reply") for want, got in zip(reference.steps, implementation.steps)
+    return frozenset((got.deal, got.step, Observation.REPLY) for want, got in zip(reference.steps, implementation.steps)
                      if got.reply.refusal is not None and want.reply.refusal is not None
                      and want.reply.refusal[1] != got.reply.refusal[1] and want.reply.agrees(got.reply))
 
 
-def _own_hand_kept(differing: Sequence[observe.Difference], record: observe.CaseRecord) -> frozenset[tuple[int, int]]:
+def _own_hand_kept(differing: Sequence[Finding], record: observe.CaseRecord) -> frozenset[tuple[int, int]]:
     """The steps whose player to act (``to_act`` before the step) holds the same hand on both
     sides while the hands differ after the step before, in other seats only. A legal set,
     reply or state that follows from that player's action and hand is no more apart than
     before: under a mistake in the give, the defenders hold each other's card and the
     declarer's contract still shows the ceiling of the hand the declarer kept."""
     apart = {(d.deal, d.step): _seats_apart(d.expected, d.actual)
-             for d in differing if d.kind == DifferenceKind.STATE and d.detail == "state.hands"}
+             for d in differing if d.kind is Observed.STATE and d.detail == _HANDS}
     if not apart:
         return frozenset()
     kept = set()
@@ -290,8 +297,8 @@ def left_apart(reference: observe.CaseRecord, impl_steps: int, missed: set[Key])
     if not reference.steps or len(reference.steps) >= impl_steps:
         return None
     last = reference.steps[-1]
-    at = (last.deal, last.step, _ORDER["reply"])
-    earlier = any(key[2] != "legal" and _position(key) < at for key in missed)
+    at = (last.deal, last.step, _ORDER[Observation.REPLY])
+    earlier = any(key[2] != Observation.LEGAL and _position(key) < at for key in missed)
     return (last.deal, last.step) if earlier else None
 
 
@@ -313,7 +320,8 @@ def _up_to(keys: frozenset[Key], cut: tuple[int, int]) -> frozenset[Key]:
     return frozenset(key for key in keys if key[:2] <= cut)
 
 
-_ORDER = {"legal": 0, "reply": 1}  # within a step: the legal set, then the reply, then the state fields (2)
+_HANDS, _BOLTS = state_key("hands"), state_key("bolts")
+_ORDER: dict[str, int] = {Observation.LEGAL: 0, Observation.REPLY: 1}  # within a step: the legal set, then the reply, then the state fields (2)
 
 
 def _position(key: Key) -> tuple[int, int, int]:
@@ -330,10 +338,10 @@ def downstream(key: Key, found: Evidence) -> bool:
     and neither does a bolt counted at the same step (``_bolt_count_only``), nor another
     player's hand for what a player who holds the same hand does (``own_hand_kept``)."""
     at = _position(key)
-    kept = key[:2] in found.own_hand_kept and key[2] != "state.hands"
-    return any(other != key and other[2] != "legal" and _position(other) <= at
+    kept = key[:2] in found.own_hand_kept and key[2] != _HANDS
+    return any(other != key and other[2] != Observation.LEGAL and _position(other) <= at
                and not (other[:2] == key[:2] and _bolt_count_only(other, found))
-               and not (kept and other[2] == "state.hands")
+               and not (kept and other[2] == _HANDS)
                for other in (*found.missed, *found.set_aside))
 
 
@@ -344,10 +352,10 @@ def _bolt_count_only(key: Key, found: Evidence) -> bool:
     ``bolt_penalty``, so a penalty that differs is no count only). A score set right beside
     it is evidence: seed 41 v7, whose engine counts a defender's 2 points as a bolt, shows
     a declarer's total rounded to 5 in the scores beside that extra bolt, and nowhere else."""
-    if key[2] == "state.bolts":
+    if key[2] == _BOLTS:
         return True
     replies = [d for d in found.differing if key_of(d) == key]
-    return bool(replies) and all(d.kind == DifferenceKind.EVENT and equal(*(_without_bolts(side) for side in (d.expected, d.actual)))
+    return bool(replies) and all(d.kind is Observed.EVENT and equal(*(_without_bolts(side) for side in (d.expected, d.actual)))
                                  for d in replies)
 
 
@@ -370,19 +378,19 @@ def missed(evidence: Iterable[Evidence]) -> int:
     return sum(len(e.missed) for e in evidence)
 
 
-def deciding_knobs(d: observe.Difference) -> tuple[str, ...]:
+def deciding_knobs(d: Finding) -> tuple[str, ...]:
     """The knobs spec/diagnosis.yaml says decide the observation (those of what it reads after)."""
-    found = observe.finding_of(d)  # the runner's own lookup, shared with verify
+    found = observe.named(d)  # the runner's own lookup, shared with verify
     direct, upstream = found.knobs, found.upstream
     return direct + upstream
 
 
-def named_knobs(d: observe.Difference) -> list[tuple[str, ...]]:
+def named_knobs(d: Finding) -> list[tuple[str, ...]]:
     """For an event list, the knobs spec/diagnosis.yaml names for each event type only one
     side sent, not those of what it reads after (``see``): an engine's extra ``dump`` event
     names the dump section's three, where the deal's score beside it, the observation's
     finding, names some forty."""
-    if d.kind != DifferenceKind.EVENT:
+    if d.kind is not Observed.EVENT:
         return []
     wanted, sent = (_event_types(side) for side in (d.expected, d.actual))
     return [diagnosis.decided("event", kind)[0] for kind in sorted(wanted ^ sent)]
@@ -400,7 +408,7 @@ def _events(said: Any) -> list[Any] | None:
     return events if isinstance(events, list) else None
 
 
-def first_differences(evidence: Evidence) -> list[observe.Difference]:
+def first_differences(evidence: Evidence) -> list[Finding]:
     """One difference per differing observation, the first of each."""
     seen: set[Key] = set()
     found = []
@@ -417,11 +425,11 @@ def count_steps(deals: Sequence[dict[str, Any]]) -> int:
     return sum(1 + len(deal["steps"]) for deal in deals)
 
 
-def apart(d: observe.Difference) -> int:
+def apart(d: Finding) -> int:
     """Plain values apart in one difference; for a legal set, the actions only one side offers:
     four aces worth 30 under no ceiling offer bids up to the maximum of 530 where the engine's
     stop at 525, one bid apart, not the six of the reference's stop at 495 before."""
-    if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
+    if d.kind is Observed.LEGAL and isinstance(d.expected, (list, tuple)) and isinstance(d.actual, (list, tuple)):
         return len({str(a) for a in d.expected} ^ {str(a) for a in d.actual})
     return values_apart(d.expected, d.actual)
 

@@ -39,10 +39,11 @@ from typing import Any, Callable, Iterable, Sequence, TypeGuard
 
 import yaml
 
-from spec.vocabulary import DifferenceKind, EditableRuleValues as Rules  # the plain rules fit edits
+from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
 from spec.vocabulary import ExitCode, ResidualVerdict
 import variants
 from conformance.harness import diagnosis, outputs, process, reports, steps
+from conformance.harness.findings import Finding, Observed, RootCause
 from conformance.oracle import asking, candidates, evidence, observe, residual
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND
@@ -102,7 +103,7 @@ class FitResult:
     profile: str
     rules: Rules
     accepted: list[Accepted]
-    residual: dict[str, tuple[observe.Difference, ...]]  # case id -> differences left
+    residual: dict[str, tuple[Finding, ...]]  # case id -> differences left
     cases: int
     seconds: float = 0.0
     evaluations: int = 0
@@ -339,7 +340,7 @@ class Fitter:
         key = _rules_key(rules)
         return {case_id: self.memo[key, case_id] for case_id in case_ids if (key, case_id) in self.memo}
 
-    def differences(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, tuple[observe.Difference, ...]]:
+    def differences(self, rules: Rules, case_ids: Sequence[str]) -> dict[str, tuple[Finding, ...]]:
         """Case id -> the differences between the reference under ``rules`` and the implementation."""
         return {case_id: e.differing for case_id, e in self.weigh(rules, case_ids).items()}
 
@@ -614,7 +615,7 @@ class Fitter:
         shown: dict[str, list[int]] = {}
         for case_id in sample:
             for d in evidence.first_differences(now[case_id]):
-                if d.kind == DifferenceKind.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
+                if d.kind is Observed.LEGAL and isinstance(d.expected, list) and isinstance(d.actual, list):
                     for knob in evidence.deciding_knobs(d):
                         if knob in candidates.AMOUNT_KNOBS and knob in group.knobs:
                             amounts = shown.setdefault(knob, [])
@@ -738,7 +739,7 @@ class Fitter:
         section, _, name = knob.partition(".")
         return candidates.values(knob, rules[section][name], self.read)
 
-    def causes(self, result: FitResult) -> list[residual.Cause]:
+    def causes(self, result: FitResult) -> list[RootCause]:
         """The residual's causes, each consistent one the residual would call a rule the schema
         has no knob for first searched in its switches, alone and in pairs (``paired``): one that
         such values reproduce is said so instead (fit's joint search reaches only some pairs)."""
@@ -764,7 +765,7 @@ class Fitter:
 
     pairs_tried = 0  # rule sets the last ``paired`` tried
 
-    def paired(self, rules: Rules, cause: residual.Cause) -> tuple[tuple[Change, ...], int] | None:
+    def paired(self, rules: Rules, cause: RootCause) -> tuple[tuple[Change, ...], int] | None:
         """One switch of a cause's knobs, or two changed together, that set its cases right where
         its difference shows: fewer observations missed over them, its signature in none of their
         findings and no new one among them. (fit's stop rule tries each single change too, but over every case, where
@@ -1471,17 +1472,17 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
     return str(yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=100))
 
 
-def residual_groups(residual: dict[str, tuple[observe.Difference, ...]]) -> list[tuple[str, list[str], observe.Difference]]:
+def residual_groups(residual: dict[str, tuple[Finding, ...]]) -> list[tuple[str, list[str], Finding]]:
     """(signature, case ids, first example), the largest group first. A case counts under its
     first difference only: what follows in the same case is most often a consequence."""
-    groups: dict[str, tuple[list[str], observe.Difference]] = {}
+    groups: dict[str, tuple[list[str], Finding]] = {}
     for case_id, diffs in residual.items():
         if diffs:
-            groups.setdefault(observe.finding_of(diffs[0]).signature, ([], diffs[0]))[0].append(case_id)
+            groups.setdefault(observe.named(diffs[0]).signature, ([], diffs[0]))[0].append(case_id)
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
 
 
-def describe_groups(residual: dict[str, tuple[observe.Difference, ...]], exercised: dict[str, tuple[str, ...]],
+def describe_groups(residual: dict[str, tuple[Finding, ...]], exercised: dict[str, tuple[str, ...]],
                     limit: int = 12) -> list[str]:
     """The residual as ``thousand verify`` prints root causes: the same signatures and knobs,
     each case judged by its first difference, grouped by the knob their checks share."""
@@ -1749,7 +1750,7 @@ def _moved(result: FitResult) -> list[tuple[Accepted, tuple[Change, ...]]]:
 PROGRESS_EVERY = 10.0  # seconds between two progress lines when stderr is no terminal (a log, a pipe)
 
 
-def report(result: FitResult, text: str, found: Sequence[residual.Cause] = ()) -> str:
+def report(result: FitResult, text: str, found: Sequence[RootCause] = ()) -> str:
     checked = sum(e.checked for e in result.weighed.values())
     lines = [f"# thousand fit: {result.cases} cases of {result.profile}, {checked} observations compared "
              f"({result.unchecked} step(s) unchecked: skipped, errored or unsupported), {result.evaluations} "

@@ -37,8 +37,9 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
-from spec.vocabulary import DECK, ENDED, RANKS, SUITS, DifferenceKind, ExitCode, Phase
+from spec.vocabulary import DECK, ENDED, RANKS, SUITS, ExitCode, Phase
 from conformance.harness import findings, outputs, process, reports, runner
+from conformance.harness.findings import Finding, Observed
 from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
@@ -82,19 +83,20 @@ class Scenario:
 
 
 @dataclass(frozen=True)
-class Divergence:
-    """A trial cut at the step where the implementation first answered otherwise."""
+class Counterexample:
+    """A scenario and the findings it shows: a trial cut at the step where the implementation
+    first answered otherwise (its divergence), with what ``observe.compare`` found there."""
 
     scenario: Scenario  # cut right after the diverging action
-    differences: tuple[observe.Difference, ...]
+    findings: tuple[Finding, ...]  # unnamed, as observe's comparison reads them (``observe.named``)
 
     @property
-    def finding(self) -> findings.Finding:
+    def finding(self) -> Finding:
         """What the divergence is signed by: its first finding in the order a step is read
         (the legal set, the reply and its events in the order they happen, then the state
         fields), as verify signs the saved transcript (a missing ``barrel_left`` before the
         ``state.next_dealer`` the same deal end derives)."""
-        return observe.findings(self.differences)[0]
+        return observe.findings(self.findings)[0]
 
 
 @dataclass
@@ -104,7 +106,7 @@ class NewCause:
     reproduces it under the command fuzz prints (``proof``: why not; "" when it does)."""
 
     finding: findings.Finding
-    divergence: Divergence
+    divergence: Counterexample
     trial: int
     deal: int  # the deal of the run it was first seen in, from 1
     count: int = 1
@@ -113,7 +115,7 @@ class NewCause:
     shrunk: bool = False
     proof: str = ""
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
-    best: Divergence | None = None  # while it is shrunk: the smallest divergence so far
+    best: Counterexample | None = None  # while it is shrunk: the smallest divergence so far
     saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
     @property
@@ -129,7 +131,7 @@ class NewCause:
 class Outcome:
     deals_played: int = 0
     trials: int = 0
-    divergence: Divergence | None = None  # the first finding's (as before fuzz kept hunting)
+    divergence: Counterexample | None = None  # the first finding's (as before fuzz kept hunting)
     trial: int | None = None
     saved: Path | None = None
     shrink_steps: int = 0
@@ -690,12 +692,12 @@ class ReferenceFailed(ProtocolFailure):
     blamed on the implementation."""
 
 
-FAILED = "the implementation failed"  # the detail of a Divergence that is a protocol failure
+FAILED = "the implementation failed"  # the detail of the finding of a counterexample that is a protocol failure
 
 
-def failed(divergence: Divergence) -> bool:
+def failed(divergence: Counterexample) -> bool:
     """The divergence is the implementation's protocol failure, not a different game."""
-    return divergence.differences[0].detail == FAILED
+    return divergence.findings[0].detail == FAILED
 
 
 Result = TypeVar("Result")
@@ -715,14 +717,14 @@ def _answers(side: observe.Observer, posted: list[Posted] | ProtocolFailure,
 
 Chooser = Callable[[tuple[str, ...], dict[str, Any]], str | None]  # (legal, state) -> action
 # differences at one step -> whether play goes on past them (known legal-set differences)
-Tolerate = Callable[[tuple[observe.Difference, ...]], bool]
+Tolerate = Callable[[tuple[Finding, ...]], bool]
 
 
 def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
          choose: Chooser | None = None, extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None = None,
          record: list[tuple[Deal, list[observe.StepRecord]]] | None = None,
          tolerate: Tolerate | None = None, playout: Playout | None = None,
-         ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
+         ahead: Ahead | None = None) -> tuple[Scenario, Counterexample | None]:
     """Play a scenario in lockstep (see ``_play``); an implementation that fails diverges there.
     One that answers ``skipped`` to an action, a deal or the match ends the trial there without
     a divergence (``pair.skipped`` holds the skip): what it declines is unchecked, not wrong."""
@@ -736,17 +738,17 @@ def play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario,
     except ImplementationFailed as exc:
         cut = replace(scenario, deals=tuple(played))
         last = played[-1] if played else None
-        failure = observe.Difference("fuzz", len(played), len(last.actions) if last else 0,
-                                     last.actions[-1] if last and last.actions else None, "record", "any",
-                                     FAILED, "a reply", str(exc))
-        return cut, Divergence(cut, (failure,))
+        failure = observe.observed("fuzz", len(played), len(last.actions) if last else 0,
+                                   last.actions[-1] if last and last.actions else None, Observed.RECORD, "any",
+                                   FAILED, "a reply", str(exc))
+        return cut, Counterexample(cut, (failure,))
 
 
 def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario, choose: Chooser | None,
           extra_deals: Callable[[int, dict[str, Any]], Deal | None] | None,
           record: list[tuple[Deal, list[observe.StepRecord]]] | None, played: list[Deal],
           tolerate: Tolerate | None = None, playout: Playout | None = None,
-          ahead: Ahead | None = None) -> tuple[Scenario, Divergence | None]:
+          ahead: Ahead | None = None) -> tuple[Scenario, Counterexample | None]:
     """Play a scenario in lockstep; with ``choose``, actions are chosen as play goes (from the
     legal sets of both sides) and ``extra_deals`` adds deals. Returns what was played and the
     first divergence that ``tolerate`` does not let pass; ``played`` holds the deals so far.
@@ -814,7 +816,7 @@ def _play(pair: Pair, profile: str, document: dict[str, Any], scenario: Scenario
             differences = _compare(step, got, want, before, phase, pair.sides[0].declarations)
             if differences and not (tolerate and tolerate(differences)):
                 cut = replace(scenario, deals=tuple(played))
-                return cut, Divergence(cut, differences)
+                return cut, Counterexample(cut, differences)
             state = want.state
             phase = str(state.get("phase"))
             before = got, want
@@ -850,7 +852,7 @@ def _both(mine: tuple[str, ...], theirs: tuple[str, ...]) -> tuple[str, ...]:
 
 def _compare(step: observe.StepRecord, got: observe.Turn, want: observe.Turn,
              before: tuple[observe.Turn, observe.Turn] | None, phase: str,
-             declared: Declarations | None = None) -> tuple[observe.Difference, ...]:
+             declared: Declarations | None = None) -> tuple[Finding, ...]:
     """The differences at one step (``step`` is the reference's record of it; ``before`` the
     turns whose legal sets came before the action, None for the deal). When both sides wrote
     the same bytes for the reply, the state and the legal set, they agree: no deep comparison.
@@ -914,7 +916,7 @@ def trial_plan(document: dict[str, Any], seed: str, trial: int, most: int = MOST
 
 
 def random_trial(pair: Pair, profile: str, document: dict[str, Any], seed: str, trial: int,
-                 tolerate: Tolerate | None = None, most: int = MOST_DEALS) -> tuple[Scenario, Divergence | None]:
+                 tolerate: Tolerate | None = None, most: int = MOST_DEALS) -> tuple[Scenario, Counterexample | None]:
     plan = trial_plan(document, seed, trial, most)
     return play(pair, profile, document, plan.scenario, plan.choose, plan.extra_deals, tolerate=tolerate,
                 playout=plan.playout)
@@ -1036,15 +1038,15 @@ def play_card(rng: random.Random, style: str, plays: Sequence[str], hand: Sequen
 
 # --- shrinking ---------------------------------------------------------------------------
 
-def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Divergence,
-           tolerate: Tolerate | None = None, kept: Callable[[Divergence], None] | None = None) -> tuple[Divergence, int]:
+def shrink(pair: Pair, profile: str, document: dict[str, Any], found: Counterexample,
+           tolerate: Tolerate | None = None, kept: Callable[[Counterexample], None] | None = None) -> tuple[Counterexample, int]:
     """A smaller scenario that still diverges: fewer deals, fewer refused actions, a plainer
     match state. Each attempt is one lockstep replay; returns the result and the attempts.
     ``kept`` hears each smaller divergence as it is found (what an interruption can save)."""
     best, attempts = found, 0
     wanted = found.finding.signature
 
-    def diverges(candidate: Scenario) -> Divergence | None:
+    def diverges(candidate: Scenario) -> Counterexample | None:
         """The candidate's divergence when it shows the same first difference."""
         nonlocal attempts
         attempts += 1
@@ -1119,16 +1121,16 @@ EXPECTED_FIELDS = ("phase", "to_act", "declarer", "contract", "trump", "talon_sh
                    "barrel", "winner", "hands", "high_bid", "auction", "next_dealer", "trick_number", "dealer")
 
 
-def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Divergence, seed: str,
+def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: Counterexample, seed: str,
                trial: int, case_id: str, tolerate: Tolerate | None = None) -> dict[str, Any]:
     """The scenario as a transcript with the reference's values: legal sets on every step,
     refusals as ``refused``, and the events and state in full where the divergence shows;
     without the legal sets or the states where the implementation answered those queries
     ``skipped`` (verify would skip the whole case at the first one, and show nothing)."""
     recorded: list[tuple[Deal, list[observe.StepRecord]]] = []
-    first, signed = divergence.differences[0], divergence.finding
+    first, signed = divergence.findings[0], divergence.finding
     cut = len(divergence.scenario.deals[-1].actions) if divergence.scenario.deals else 0
-    if all(d.kind == DifferenceKind.EVENT and d.detail.startswith("unexpected") for d in divergence.differences):
+    if all(d.kind is Observed.EVENT and d.detail.startswith("unexpected") for d in divergence.findings):
         _played_to_the_deal_end(pair, profile, document, divergence.scenario, recorded)
     elif failed(divergence):  # the implementation broke at the last action: the reference alone records it
         alone = Pair(pair.sides[1].command, pair.sides[1].command, pair.sides[1].timeout)
@@ -1165,7 +1167,7 @@ def transcript(pair: Pair, profile: str, document: dict[str, Any], divergence: D
         "description": (f"Found by thousand fuzz --seed {seed} (trial {trial}"
                         + (f", a position built for one rule: {divergence.scenario.position}" if divergence.scenario.position else "")
                         + f") and shrunk; every expected value "
-                        f"is the reference's under {profile}. First divergence: {first.where()}: "
+                        f"is the reference's under {profile}. First divergence: {first.place}: "
                         f"reference {_short(signed.expected, 200)}, implementation {_short(signed.actual, 200)}."),
         "profiles": [profile], "knobs": [], "generated": True,
         "match": divergence.scenario.match, "deals": deals,
@@ -1247,7 +1249,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
             batch = [trial] if last else list(range(trial, trial + len(pairs)))
             trial += len(batch)
 
-            def one(number: int) -> tuple[Scenario, Divergence | None, int, Skipped | None]:
+            def one(number: int) -> tuple[Scenario, Counterexample | None, int, Skipped | None]:
                 index = 0 if last else number % len(pairs)
                 pair = pairs[index]
                 pair.unchecked = 0
@@ -1282,7 +1284,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
                 if divergence is not None and failed(divergence) and not any(d.actions for d in divergence.scenario.deals):
                     # failed before any action: nothing to shrink, no transcript could show it
                     outcome.trial = number
-                    said = str(divergence.differences[0].actual)
+                    said = str(divergence.findings[0].actual)
                     raise ImplementationFailed(
                         f"the implementation could not start: {said}" if said.startswith(("cannot start", "start failed"))
                         else f"the implementation broke the protocol (trial {number}): {said}")
@@ -1342,7 +1344,7 @@ def _skipped_what(skipped: Skipped, scenario: Scenario) -> str:
     return f"apply {last[-1].split()[0]}" if skipped.command == "apply" and last else skipped.command
 
 
-def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: findings.Known | None) -> None:
+def _sort(outcome: Outcome, divergence: Counterexample, trial: int, known: findings.Known | None) -> None:
     """A divergence counted: as known (its signature is a known cause's), as one more of a
     cause met already (the same signature), or as a new cause."""
     found = divergence.finding
@@ -1360,8 +1362,8 @@ def _sort(outcome: Outcome, divergence: Divergence, trial: int, known: findings.
 
 def _tolerating(known: findings.Known) -> Tolerate:
     """Known legal-set differences let play go on (the replies agree, so lockstep holds)."""
-    def tolerate(differences: tuple[observe.Difference, ...]) -> bool:
-        if not all(d.kind == DifferenceKind.LEGAL for d in differences):
+    def tolerate(differences: tuple[Finding, ...]) -> bool:
+        if not all(d.kind is Observed.LEGAL for d in differences):
             return False
         return all(known.cause_of(found) is not None for found in observe.findings(differences))
 
@@ -1408,7 +1410,7 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
     below ``save_to`` only when it reproduces (``found.proof`` says why not otherwise)."""
     found.best = found.divergence
 
-    def kept(smaller: Divergence) -> None:
+    def kept(smaller: Counterexample) -> None:
         found.best = smaller
 
     small, steps = shrink(pair, profile, document, found.divergence, tolerate, kept)
@@ -1516,8 +1518,8 @@ def main(args: argparse.Namespace) -> int:
                  f"--seed {args.seed} to find it" if shrinking is not None else "")
         print(f"thousand fuzz: stopped by {exc.name} after {outcome.deals_played} deals{found}", file=sys.stderr)
         if shrinking is not None:  # the divergence as first met, unshrunk: what the interruption cannot lose
-            first = shrinking.divergence.differences[0]
-            print(printable(f"unshrunk divergence of trial {shrinking.trial}: {shrinking.signature} at {first.where()}: "
+            first = shrinking.divergence.findings[0]
+            print(printable(f"unshrunk divergence of trial {shrinking.trial}: {shrinking.signature} at {first.place}: "
                             f"reference {_short(first.expected, 150)}, implementation {_short(first.actual, 150)}"
                             [:2000]))
             if shrinking.saved_unfinished is not None:
@@ -1677,7 +1679,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
     else:
         lines.append(f"{len(outcome.findings)} finding{'s' if len(outcome.findings) > 1 else ''} in {played}:")
     for number, found in enumerate(outcome.findings, start=1):
-        first = found.divergence.differences[0]
+        first = found.divergence.findings[0]
         lines.append(f"  {number}. {found.signature}: {found.count} divergence{'s' if found.count > 1 else ''}, "
                      f"first in deal {found.deal} (trial {found.trial}); shrunk in {found.shrink_steps} replays to "
                      f"{len(found.divergence.scenario.deals)} deal(s)")
@@ -1690,7 +1692,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
-        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.where()} (not saved: {found.unsaved})")
+        lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.place} (not saved: {found.unsaved})")
     if outcome.unreproducible:
         lines.append(f"{len(outcome.unreproducible)} not reproducible (seen in play, but the shrunk transcript does not "
                      "show it when replayed as thousand verify replays it; not saved, not counted as findings):")

@@ -4,8 +4,10 @@
 implementation with a transcript's expected values: they compare it with the reference
 playing the same actions under given rules. An observation record holds, for every step,
 the legal set before the action, the reply (accepted with its events, or refused with
-class and reason) and the state after it; ``compare`` turns two records into differences,
-each with a small signature (kind, phase, a normalised difference) that groups root causes.
+class and reason) and the state after it; ``compare`` turns two records into findings
+(``conformance.harness.findings.Finding``) as it observes them, and ``findings`` names them
+as the runner names a failed check (kind, phase, a normalised difference): one signature
+that groups root causes.
 
 A record continues after a difference as long as the implementation accepts (or refuses)
 the transcript's actions as the transcript expects: the first action whose acceptance
@@ -32,7 +34,6 @@ from conformance.harness.runner import (DEFAULT_MATCH_STATE, REFERENCE_COMMAND, 
                                         equal, identical, match_name, same, unmatched_event)
 from conformance.harness.session import DECLARATIONS, Declarations, Errored, Session, Skipped, judge
 from conformance.corpus.transcripts import Transcript, written_reasons
-from spec.vocabulary import DifferenceKind
 
 # Every observable state field changes under some knob; none is left out of the comparison.
 
@@ -122,28 +123,13 @@ class CaseRecord:
 Expectations = dict[int, tuple[CaseRecord, expectation.Expectation | None]]
 
 
-@dataclass(frozen=True)
-class Difference:
-    """One observation where two records disagree; ``expected`` is the oracle's value."""
-
-    case_id: str
-    deal: int
-    step: int
-    action: str | None
-    kind: str  # legal | refusal | event | state | record
-    phase: str
-    detail: str
-    expected: Any = None
-    actual: Any = None
-    before: Any = None  # the oracle's state before the step (what a legal-set difference is read against)
-
-    @property
-    def at(self) -> str:
-        """Where in the case: ``deal 1 step 7 (play 9S)`` or ``deal 1 the deal``."""
-        return f"deal {self.deal} " + ("the deal" if self.step == 0 else f"step {self.step} ({self.action})")
-
-    def where(self) -> str:
-        return f"{self.case_id} {self.at}"
+def observed(case_id: str, deal: int, step: int, action: str | None, kind: Observed, phase: str, detail: str,
+             expected: Any = None, actual: Any = None, before: Any = None) -> Finding:
+    """One observation where two records disagree, as ``compare`` reads it: an unnamed finding
+    (``findings`` names it) of kind legal, refusal, event, state or record, the phase before the
+    step, the raw ``detail``; ``expected`` is the oracle's value, ``before`` its state before the step."""
+    return Finding(kind, phase, "", expected=expected, actual=actual,
+                   where={"case_id": case_id, "deal": deal, "step": step, "action": action}, detail=detail, before=before)
 
 
 # --- one implementation process, observed ------------------------------------------------
@@ -1035,14 +1021,14 @@ def _legal_details(expected: tuple[str, ...], actual: tuple[str, ...]) -> list[s
     return [f"missing {shape}" for shape in sorted(missing)] + [f"unexpected {shape}" for shape in sorted(unexpected)]
 
 
-def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
-    """('refusal', details) when acceptance or the reason differ, else ('event', details)."""
+def _reply_details(expected: Reply, actual: Reply) -> tuple[Observed, list[str]]:
+    """(REFUSAL, details) when acceptance or the reason differ, else (EVENT, details)."""
     def said(reply: Reply) -> str:
         return "accepted" if reply.accepted else "/".join(reply.refusal or ("?", "?"))
 
     # a refusal without a reason is checked as a refusal only
     if expected.accepted != actual.accepted or (actual.refusal is not None and not expected.agrees(actual)):
-        return "refusal", [f"{said(expected)} vs {said(actual)}"]
+        return Observed.REFUSAL, [f"{said(expected)} vs {said(actual)}"]
     want = collections.Counter(_event_key(e) for e in expected.events)
     got = collections.Counter(_event_key(e) for e in actual.events)
     details = [f"missing {k}" for k in sorted(want - got)] + [f"unexpected {k}" for k in sorted(got - want)]
@@ -1051,7 +1037,7 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[str, list[str]]:
             if isinstance(a, dict) and isinstance(b, dict) and not equal(a, b):
                 fields = sorted(k for k in set(a) | set(b) if not equal(a.get(k), b.get(k)))
                 details.append(f"{_event_key(a)} differs in {', '.join(fields)}")
-    return "event", sorted(set(details))
+    return Observed.EVENT, sorted(set(details))
 
 
 def _same_reply(expected: Reply, actual: Reply) -> bool:
@@ -1061,9 +1047,10 @@ def _same_reply(expected: Reply, actual: Reply) -> bool:
             and (expected.events == actual.events == () or identical(expected.events, actual.events)))
 
 
-def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
-    """Every difference between the oracle's record and the implementation's, in order."""
-    found: list[Difference] = []
+def compare(expected: CaseRecord, actual: CaseRecord) -> list[Finding]:
+    """Every difference between the oracle's record and the implementation's, in order, as
+    unnamed findings (``observed``)."""
+    found: list[Finding] = []
     phase = "deal"
     before: dict[str, Any] | None = None
     verdicts: Verdicts | None = None
@@ -1077,13 +1064,13 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
         if agreed is not None:  # the next step is judged against the shared one's verdicts: all agree
             verdicts, agreed = Verdicts.agreeing(agreed), None
 
-        def add(kind: str, detail: str, wanted: Any, seen: Any) -> None:
-            found.append(Difference(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen,
-                                    before))
+        def add(kind: Observed, detail: str, wanted: Any, seen: Any) -> None:
+            found.append(observed(expected.case_id, want.deal, want.step, want.action, kind, phase, detail, wanted, seen,
+                                  before))
 
         if want.legal is not None and got.legal is not None and want.legal != got.legal:
             for detail in _legal_details(want.legal, got.legal):
-                add("legal", detail, list(want.legal), list(got.legal))
+                add(Observed.LEGAL, detail, list(want.legal), list(got.legal))
         if not _same_reply(want.reply, got.reply):
             kind, details = _reply_details(want.reply, got.reply)
             for detail in details:
@@ -1091,15 +1078,15 @@ def compare(expected: CaseRecord, actual: CaseRecord) -> list[Difference]:
         both = want.changed | got.changed if want.changed is not None and got.changed is not None else None
         rows, verdicts = _state_details(want.state, got.state, verdicts, both)
         for name, wanted, seen in rows:
-            add("state", name, wanted, seen)
+            add(Observed.STATE, name, wanted, seen)
         phase = str(want.state.get("phase", phase))
         before = want.state
     if len(expected.steps) != len(actual.steps) or expected.broken or actual.broken:
         if expected.ended != actual.ended or len(expected.steps) != len(actual.steps):
             last = (expected.steps or actual.steps or (None,))[-1]
-            found.append(Difference(expected.case_id, last.deal if last else 0, last.step if last else 0,
-                                    last.action if last else None, "record", phase,
-                                    f"ends {_ending(expected)} vs {_ending(actual)}", expected.ended, actual.ended))
+            found.append(observed(expected.case_id, last.deal if last else 0, last.step if last else 0,
+                                  last.action if last else None, Observed.RECORD, phase,
+                                  f"ends {_ending(expected)} vs {_ending(actual)}", expected.ended, actual.ended))
     return found
 
 
@@ -1168,35 +1155,34 @@ def _said(reply: Reply) -> Any:
     return {"events": list(reply.events)} if reply.accepted else {"refused": list(reply.refusal or ("?", "reason unknown"))}
 
 
-def findings(differences: Iterable[Difference]) -> list[Finding]:
-    """The differences as findings (``conformance.harness.findings``): the runner's signatures and
-    knobs, so that what fit leaves unexplained groups into root causes exactly as ``thousand
-    verify`` groups its failures, and fuzz signs a divergence as verify signs the transcript
-    that shows it. One finding per check of a step, in the order the step is read."""
+def findings(differences: Iterable[Finding]) -> list[Finding]:
+    """``compare``'s findings named (``named``): the runner's signatures and knobs, so that what
+    fit leaves unexplained groups into root causes exactly as ``thousand verify`` groups its
+    failures, and fuzz signs a divergence as verify signs the transcript that shows it. One
+    finding per check of a step, in the order the step is read."""
     found: dict[tuple[int, int, str], Finding] = {}
     for d in differences:
-        one = finding_of(d)
+        one = named(d)
         key = (d.deal, d.step, one.signature)
         if key not in found:
             message = f"{d.at}: reference {_brief(d.expected)}, implementation {_brief(d.actual)}"
-            found[key] = replace(one, message=message, expected=d.expected, actual=d.actual,
-                                 where={"case_id": d.case_id, "deal": d.deal, "step": d.step, "action": d.action})
+            found[key] = replace(one, message=message, expected=d.expected, actual=d.actual, where=d.where)
     return list(found.values())
 
 
-def finding_of(d: Difference) -> Finding:
-    """One difference as the runner names it: kind, phase, normalised name and knobs. A reply's
-    phase is its action's, as the runner reads it (a ``redeal`` refused after the deal is
-    over is a claim's refusal in both)."""
-    phase = diagnosis.action_phase(d.action) if d.action and d.step and d.kind in (DifferenceKind.REFUSAL, DifferenceKind.EVENT) else d.phase
-    if d.kind == DifferenceKind.LEGAL:
+def named(d: Finding) -> Finding:
+    """One finding of ``compare`` as the runner names it: kind, phase, normalised name and knobs.
+    A reply's phase is its action's, as the runner reads it (a ``redeal`` refused after the
+    deal is over is a claim's refusal in both)."""
+    phase = diagnosis.action_phase(d.action) if d.action and d.step and d.kind in (Observed.REFUSAL, Observed.EVENT) else d.phase
+    if d.kind is Observed.LEGAL:
         return diagnosis.legal_finding(d.phase, d.expected, d.actual, d.before)
-    if d.kind == DifferenceKind.REFUSAL:
+    if d.kind is Observed.REFUSAL:
         want, got = _refused(d.expected), _refused(d.actual)
         if want is None and got is not None:
             return diagnosis.refused_finding(phase, d.action or "", got)
         return diagnosis.refusal_finding(phase, want or "?", got)
-    if d.kind == DifferenceKind.EVENT:
+    if d.kind is Observed.EVENT:
         wanted = list((d.expected or {}).get("events") or [])
         sent = list((d.actual or {}).get("events") or [])
         missing = unmatched_event(wanted, sent)
@@ -1205,7 +1191,7 @@ def finding_of(d: Difference) -> Finding:
         extra = _extra_event(wanted, sent)
         kind = str(extra.get("type")) if isinstance(extra, dict) else "?"
         return Finding(Observed.EVENT, phase, f"unexpected {diagnosis.event_label(extra)}", *diagnosis.decided("event", kind))
-    if d.kind == DifferenceKind.STATE:
+    if d.kind is Observed.STATE:
         name = d.detail.split(".")[1] if d.detail.count(".") else d.detail
         return Finding(Observed.STATE, d.phase, name, *diagnosis.decided("state", name))
     return Finding(Observed.BROKEN, d.phase, f"record: {d.detail}")  # the record ended otherwise: no knob decides it

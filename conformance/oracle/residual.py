@@ -24,30 +24,15 @@ The root causes are written as a report of the same shape as ``thousand verify -
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 import json
 from typing import Any, Iterator, Mapping, Sequence
 
 from conformance.corpus.transcripts import Transcript
 from conformance.harness import diagnosis, reports
-from conformance.harness.findings import Observed, signature
+from conformance.harness.findings import Finding, Observed, RootCause, signature
 from conformance.harness.runner import Result
 from conformance.oracle import evidence, observe
 from spec.vocabulary import ResidualVerdict
-
-
-@dataclass(frozen=True)
-class Cause:
-    """One root cause left over, with the verdict and what shows it."""
-
-    verdict: ResidualVerdict  # NO_KNOB or BUG (TANGLED only before it is folded into its host, see ``_folded``)
-    signature: str
-    knobs: tuple[str, ...]
-    cases: tuple[str, ...]
-    observations: int
-    example: str  # the first case that shows it, and where
-    why: str
-    hidden: tuple[Cause, ...] = ()  # differences tangled with it: in the very observations it differs in
 
 
 def contradictions(record: observe.CaseRecord) -> list[str]:
@@ -133,7 +118,7 @@ def failures(weighed: Mapping[str, evidence.Evidence], exercised: Mapping[str, t
             for case_id, e in weighed.items() if e.differs]
 
 
-def _impossible_first(found: evidence.Evidence) -> list[observe.Difference]:
+def _impossible_first(found: evidence.Evidence) -> list[Finding]:
     """A case's differences, an impossible state at the step of its first difference moved
     first: there it is the root, and the reply before it only its sign. An engine that counts
     the last trick's bonus among the card points (130 where the deck holds 120) also drops a
@@ -149,7 +134,7 @@ def _impossible_first(found: evidence.Evidence) -> list[observe.Difference]:
 
 def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, observe.CaseRecord],
            exercised: Mapping[str, tuple[str, ...]], profile: str,
-           tried: Mapping[str, int] | None = None, cases: Mapping[str, Transcript] | None = None) -> list[Cause]:
+           tried: Mapping[str, int] | None = None, cases: Mapping[str, Transcript] | None = None) -> list[RootCause]:
     """The residual's root causes (those of ``diagnosis.groups``), each with its verdict.
     ``tried`` counts the values fit's last single-change check tried per knob, each alone over
     every case: the "why" claims that and no more (fit's joint search reaches only some of
@@ -177,12 +162,13 @@ def causes(weighed: Mapping[str, evidence.Evidence], records: Mapping[str, obser
         else:
             verdict, why = ResidualVerdict.NO_KNOB, f"the same difference in {len(case_ids)} case(s); {_tried(group['knobs'], tried or {})}"
         count = sum(len((weighed[c].missed - weighed[c].reordered) | weighed[c].set_aside) for c in case_ids)
-        found.append(Cause(verdict, str(group["signature"]), tuple(group["knobs"]), case_ids, count,
-                           str(group["example"]), why))
+        found.append(RootCause(str(group["signature"]), tuple(group["knobs"]), case_ids,
+                               frozenset(roots[number]), verdict, count,
+                               str(group["example"]), why))
     return _folded(found, hosts)
 
 
-def _folded(found: list[Cause], hosts: Mapping[int, int]) -> list[Cause]:
+def _folded(found: list[RootCause], hosts: Mapping[int, int]) -> list[RootCause]:
     """The causes with each tangled one moved beside the cause it is tangled with (``hosts``:
     its index to that cause's), following a chain of tangles to a cause that is not; a
     tangle that comes back round stays a cause of its own. Seed 41 v10: a knock-off penalty
@@ -199,7 +185,7 @@ def _folded(found: list[Cause], hosts: Mapping[int, int]) -> list[Cause]:
         return index
 
     hosted = {index: at for index in sorted(hosts) if (at := host(index)) is not None}
-    beside: dict[int, list[Cause]] = {}
+    beside: dict[int, list[RootCause]] = {}
     for index, at in hosted.items():
         beside.setdefault(at, []).append(found[index])
     return [dataclasses.replace(cause, hidden=tuple(beside.get(index, [])))
@@ -225,11 +211,11 @@ def _tangled_with(found: Sequence[evidence.Evidence], others: Mapping[str, int])
     return shared
 
 
-def _signature(d: observe.Difference) -> str:
+def _signature(d: Finding) -> str:
     """A difference's signature as a root cause names it. A reply's events differ one by one
     (``detail``), where its finding names only the first."""
-    found = observe.finding_of(d)
-    return signature(Observed.EVENT, found.phase, d.detail) if d.kind == "event" else found.signature
+    found = observe.named(d)
+    return signature(Observed.EVENT, found.phase, d.detail) if d.kind is Observed.EVENT else found.signature
 
 
 def _tried(knobs: Sequence[str], tried: Mapping[str, int]) -> str:
@@ -241,7 +227,7 @@ def _tried(knobs: Sequence[str], tried: Mapping[str, int]) -> str:
             "and none reproduces more observations without breaking a matching case")
 
 
-def describe(found: Sequence[Cause], limit: int = 12) -> list[str]:
+def describe(found: Sequence[RootCause], limit: int = 12) -> list[str]:
     lines = []
     for number, cause in enumerate(found[:limit], start=1):
         knobs = ", ".join(cause.knobs[:6]) or "no knob decides it"

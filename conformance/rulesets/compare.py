@@ -132,7 +132,7 @@ class Impact:
     @property
     def diverges(self) -> bool:
         """Some profile refused a step or stopped before the transcript's end."""
-        return any(replay.divergence or replay.error for replay in self.replays)
+        return any(replay.stop or replay.error for replay in self.replays)
 
     def summary(self) -> list[str]:
         """Every differing result in one line: "deal 1 deltas [160, 25, 15] vs [160, 20, 10]"."""

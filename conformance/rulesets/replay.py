@@ -16,7 +16,7 @@ result, never silent:
   ``play X`` becomes ``play X marriage`` where the transcript's own profile declared it
   automatically and the replay profile wants it said.
 
-The first action a profile refuses ends that profile's replay: the divergence names the
+The first action a profile refuses ends that profile's replay: the stop (``Stop``) names the
 deal, the step, the action and the reason.
 """
 
@@ -62,8 +62,9 @@ class ReplayError(Exception):
 # --- results ---------------------------------------------------------------------------
 
 @dataclass
-class Divergence:
-    """Where a profile's replay stopped before the transcript's end, and why."""
+class Stop:
+    """Where a profile's replay stopped before the transcript's end, and why (not a wrong answer:
+    the profile's rules end the transcript there; a report writes it as ``divergence``)."""
 
     deal: int
     step: int | None  # the transcript's step number (1-based, refused steps counted), None between deals
@@ -131,7 +132,7 @@ class Replay:
     case_id: str
     profile: str
     deals: list[DealRecord] = field(default_factory=list)
-    divergence: Divergence | None = None
+    stop: Stop | None = None
     notes: list[str] = field(default_factory=list)
     legal: dict[str, list[str]] = field(default_factory=dict)  # "deal.step" -> legal set before it
     error: str | None = None  # the implementation failed (not a rules result)
@@ -139,7 +140,7 @@ class Replay:
     def stop_text(self, detail: bool = False) -> str:
         if self.error:
             return f"error: {self.error}"
-        return self.divergence.text(detail) if self.divergence else "all steps legal"
+        return self.stop.text(detail) if self.stop else "all steps legal"
 
     def result_cells(self) -> dict[str, str]:
         """Every result field of every deal, keyed "deal N field", plus the stop."""
@@ -154,7 +155,7 @@ class Replay:
         for deal in data["deals"]:
             for bulky in ("raw_events", "state_after", "applied"):
                 deal.pop(bulky, None)
-        data["divergence"] = None if self.divergence is None else {**asdict(self.divergence), "text": self.divergence.text(detail=True)}
+        data["divergence"] = None if self.stop is None else {**asdict(self.stop), "text": self.stop.text(detail=True)}
         return data
 
 
@@ -360,10 +361,10 @@ class _CaseReplay:
     def _stop_between(self, number: int, state: dict[str, Any]) -> None:
         if state["phase"] == Phase.MATCH_OVER:
             message = f"not played: the match ended in deal {number - 1} (winner {show(state.get('winner'))})"
-            self.result.divergence = Divergence(number, None, None, "match_over", message)
+            self.result.stop = Stop(number, None, None, "match_over", message)
         else:
             message = f"not played: deal {number - 1} is still in phase {state['phase']} after its last step"
-            self.result.divergence = Divergence(number, None, None, "deal_unfinished", message)
+            self.result.stop = Stop(number, None, None, "deal_unfinished", message)
 
     def _play_deal(self, number: int, deal: dict[str, Any]) -> bool:
         """Play one deal; False when the profile refused a step (the replay stops)."""
@@ -381,7 +382,7 @@ class _CaseReplay:
                 self._play_step(number, index, str(step["action"]), record)
             except _Refused as refused:
                 detail = refused.reply.get("refusal") or {}
-                self.result.divergence = Divergence(number, index, str(step["action"]),
+                self.result.stop = Stop(number, index, str(step["action"]),
                                                     str(detail.get("reason", "refused")), str(detail.get("message", "")))
                 ok = False
                 break
@@ -594,7 +595,7 @@ def _stop_cell(replay: Replay, number: int) -> str:
     """How the replay of this deal went, in a few words."""
     if replay.error:
         return "error (see below)"
-    stop = replay.divergence
+    stop = replay.stop
     if stop is None or stop.deal != number:
         return "not reached" if stop is not None and stop.deal < number else "all steps legal"
     if stop.step is None:
@@ -787,7 +788,7 @@ def changed_knobs(house: str) -> list[str]:
 def save_case(case: Transcript, result: Replay, folder: Path) -> Path:
     """Write the house transcript below ``folder`` (as FOLDER/HOUSE/CASE.yaml); ReplayError when
     the replay did not run to the end (a refused step has no recorded outcome to check)."""
-    if result.error or result.divergence:
+    if result.error or result.stop:
         raise ReplayError(f"--save-case: the replay under {result.profile} stopped ({result.stop_text()}); "
                           "a transcript needs every step accepted: write this deal for your rules by hand")
     import yaml

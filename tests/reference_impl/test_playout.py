@@ -127,7 +127,7 @@ def test_an_implementation_broken_in_its_batch_replies_is_reported_broken(mode: 
     started = time.monotonic()
     outcome = fuzz.fuzz(command, "classic", CLASSIC, 20, "3", timeout=2.0)
     # broken mid-deal: a finding that says so (exit 4); broken before the first action: the run's error
-    told = (str(outcome.findings[0].divergence.differences[0].actual)
+    told = (str(outcome.findings[0].divergence.findings[0].actual)
             if outcome.findings and fuzz.failed(outcome.findings[0].divergence) else outcome.error)
     assert said in told and (outcome.findings or told.startswith("the implementation broke the protocol")), outcome
     assert time.monotonic() - started < 120

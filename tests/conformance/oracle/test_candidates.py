@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
+from conformance.harness.findings import Observed
 from conformance.oracle import candidates, evidence, observe
 from tests.support.observations import step_record
 
@@ -72,8 +73,8 @@ def test_an_amount_is_read_from_the_differing_legal_sets_its_knob_decides() -> N
     for top in range(150, 265, 5):  # contracts shown once each: they crowd the six readings
         read.amounts[top] += 2
     assert 260 not in candidates.values("auction.barrel_min_bid", None, read)
-    d = observe.Difference("c", 1, 3, "bid 260", "legal", "auction", "unexpected bid",
-                           ["bid 265", "pass"], ["bid 260", "bid 265", "pass"], {"phase": "auction"})
+    d = observe.observed("c", 1, 3, "bid 260", Observed.LEGAL, "auction", "unexpected bid",
+                         ["bid 265", "pass"], ["bid 260", "bid 265", "pass"], {"phase": "auction"})
     assert "auction.barrel_min_bid" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert 260 in candidates.values("auction.barrel_min_bid", None, read)
@@ -88,7 +89,7 @@ def test_a_marriage_condition_is_read_from_a_holders_highest_bid_less_the_marria
     read.fresh({"S": 40, "C": 60, "D": 80, "H": 100})
     bids = [f"bid {n}" for n in range(125, 250, 25)]
     before = {"phase": "auction", "to_act": 1, "hands": [["AS"], ["KC", "QC", "9H"], ["AD"]]}
-    d = observe.Difference("c", 1, 3, "pass", "legal", "auction", "unexpected bid", [*bids[:-1], "pass"], [*bids, "pass"], before)
+    d = observe.observed("c", 1, 3, "pass", Observed.LEGAL, "auction", "unexpected bid", [*bids[:-1], "pass"], [*bids, "pass"], before)
     assert "auction.marriage_needed_above" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert 165 in candidates.values("auction.marriage_needed_above", 160, read)
@@ -99,10 +100,10 @@ def test_the_stop_rule_reads_its_amounts_afresh_from_the_rules_it_checks() -> No
     by the amounts read under the search's earlier rules (among them a highest bid of 590
     offered under rules since left), unless those are forgotten first (realistic seed 3, v28:
     fit stopped at 560)."""
-    def offered(top: int) -> observe.Difference:
-        return observe.Difference("c", 1, 3, "pass", "legal", "auction", "unexpected bid",
-                                  [f"bid {n}" for n in range(500, 560, 5)], [f"bid {n}" for n in range(500, top + 5, 5)],
-                                  {"phase": "auction"})
+    def offered(top: int) -> Finding:
+        return observe.observed("c", 1, 3, "pass", Observed.LEGAL, "auction", "unexpected bid",
+                                [f"bid {n}" for n in range(500, 560, 5)], [f"bid {n}" for n in range(500, top + 5, 5)],
+                                {"phase": "auction"})
 
     read = candidates.Readings()
     for top in (540, 545, 550, 590) * 3:  # read under earlier rules
@@ -165,9 +166,9 @@ def test_an_amount_is_read_from_a_refusal_its_knob_decides() -> None:
     read = candidates.Readings()
     read.add_record(observe.CaseRecord("c", (step_record(1, "bid 110", ("bid 110", "pass")),)))
     assert 305 not in candidates.values("auction.max_bid", 400, read)
-    d = observe.Difference("c", 1, 2, "bid 310", "refusal", "auction", "illegal/bid_jump_not_allowed vs illegal/bid_above_ceiling",
-                           {"refused": ["illegal", "bid_jump_not_allowed"]}, {"refused": ["illegal", "bid_above_ceiling"]},
-                           {"phase": "auction"})
+    d = observe.observed("c", 1, 2, "bid 310", Observed.REFUSAL, "auction", "illegal/bid_jump_not_allowed vs illegal/bid_above_ceiling",
+                         {"refused": ["illegal", "bid_jump_not_allowed"]}, {"refused": ["illegal", "bid_above_ceiling"]},
+                         {"phase": "auction"})
     read.add_difference(d)
     assert {305, 310} <= set(candidates.values("auction.max_bid", 400, read))
 
@@ -243,9 +244,9 @@ def test_a_target_is_read_above_a_score_the_reference_won_with_and_the_engine_di
         return {"events": events + ([{"type": "match_won", "player": 0}] if won else [])}
 
     read = candidates.Readings()
-    read.add_difference(observe.Difference("c", 1, 29, "play AH", "event", "play", "missing match_won",
-                                           reply([1040, 300, 200], True), reply([880, 300, 200], False),
-                                           {"phase": "play"}))
+    read.add_difference(observe.observed("c", 1, 29, "play AH", Observed.EVENT, "play", "missing match_won",
+                                         reply([1040, 300, 200], True), reply([880, 300, 200], False),
+                                         {"phase": "play"}))
     assert 1045 in candidates.values("match_end.target", 1000, read)
 
 
@@ -271,8 +272,8 @@ def test_a_maximum_is_read_from_the_highest_bid_any_hand_was_offered() -> None:
         return [f"bid {n}" for n in range(110, top + 10, 10)] + ["pass"]
 
     for top in (430, 430, 430, 430, 420, 420, 420, 490):
-        read.add_difference(observe.Difference("c", 1, 2, "bid 110", "legal", "auction", "", bids(410), bids(top),
-                                               {"phase": "auction"}))
+        read.add_difference(observe.observed("c", 1, 2, "bid 110", Observed.LEGAL, "auction", "", bids(410), bids(top),
+                                             {"phase": "auction"}))
     assert 490 in candidates.values("auction.max_bid", 410, read)
 
 
@@ -298,9 +299,9 @@ def test_a_distance_between_the_highest_bids_is_read_for_the_knobs_deciding_them
     aces, which decide the bid ceiling (spec/diagnosis.yaml); a distance read under rules
     since moved is forgotten."""
     read = candidates.Readings()
-    d = observe.Difference("c", 1, 1, "bid 100", "legal", "auction", "missing bid",
-                           [f"bid {n}" for n in range(100, 500, 5)], [f"bid {n}" for n in range(100, 530, 5)],
-                           {"phase": "auction"})
+    d = observe.observed("c", 1, 1, "bid 100", Observed.LEGAL, "auction", "missing bid",
+                         [f"bid {n}" for n in range(100, 500, 5)], [f"bid {n}" for n in range(100, 530, 5)],
+                         {"phase": "auction"})
     assert "marriages.four_aces" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert candidates.values("marriages.four_aces", None, read)[0] == 30
@@ -313,9 +314,9 @@ def test_a_line_on_the_contract_is_read_from_the_deal_it_changes() -> None:
     the least contract that wins from the barrel is some amount above 120, never shown in a
     legal set."""
     read = candidates.Readings()
-    d = observe.Difference("c", 1, 29, "play AS", "event", "play", "missing match_won",
-                           {"events": [{"type": "match_won", "player": 0}]}, {"events": []},
-                           {"phase": "play", "contract": 120})
+    d = observe.observed("c", 1, 29, "play AS", Observed.EVENT, "play", "missing match_won",
+                         {"events": [{"type": "match_won", "player": 0}]}, {"events": []},
+                         {"phase": "play", "contract": 120})
     assert "barrel.min_contract" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert 125 in candidates.values("barrel.min_contract", 120, read)
@@ -332,12 +333,12 @@ def test_a_line_is_read_where_the_implementation_stops_a_score_short_of_the_refe
     because it stands in place of the reference's 420, not because it is common."""
     read = candidates.Readings()
     for case in range(8):  # deals that differ elsewhere in the score: they crowd the readings
-        d = observe.Difference(f"c{case}", 1, 29, "play AS", "event", "play", "deal_scored differs",
-                               _scored([120, 40, 20], [120 + case, 40, 20]), _scored([120, 30, 20], [120 + case, 30, 20]),
-                               {"phase": "play"})
+        d = observe.observed(f"c{case}", 1, 29, "play AS", Observed.EVENT, "play", "deal_scored differs",
+                             _scored([120, 40, 20], [120 + case, 40, 20]), _scored([120, 30, 20], [120 + case, 30, 20]),
+                             {"phase": "play"})
         read.add_difference(d)
-    d = observe.Difference("lock", 1, 29, "play AS", "event", "play", "deal_scored differs",
-                           _scored([120, 40, 10], [600, 420, 10]), _scored([120, 15, 10], [600, 395, 10]), {"phase": "play"})
+    d = observe.observed("lock", 1, 29, "play AS", Observed.EVENT, "play", "deal_scored differs",
+                         _scored([120, 40, 10], [600, 420, 10]), _scored([120, 15, 10], [600, 395, 10]), {"phase": "play"})
     assert "defender_lock.from" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert 395 in candidates.values("defender_lock.from", 800, read)
@@ -349,9 +350,9 @@ def test_a_penalty_is_read_from_the_loss_that_stands_in_place_of_the_references(
     The scores are 45 apart, and 45 is no penalty; 165 is read from the loss in the place of
     the knob's own value, negated."""
     read = candidates.Readings()
-    d = observe.Difference("third", 1, 3, "give_up", "event", "exchange", "deal_scored differs",
-                           _scored([-120, 60, 60], [-120, 60, 60]), _scored([-165, 60, 60], [-165, 60, 60]),
-                           {"phase": "exchange"})
+    d = observe.observed("third", 1, 3, "give_up", Observed.EVENT, "exchange", "deal_scored differs",
+                         _scored([-120, 60, 60], [-120, 60, 60]), _scored([-165, 60, 60], [-165, 60, 60]),
+                         {"phase": "exchange"})
     read.add_difference(d)
     assert 165 in candidates.values("giving_up.penalty", 120, read)
     assert -165 not in candidates.values("giving_up.penalty", 120, read)
@@ -364,9 +365,9 @@ def test_a_penalty_beside_the_bid_lost_is_read_from_how_far_the_delta_moved() ->
     delta moved by 135, and 120 + 135 = 255 is tried. The other defender's 60 (in both) is
     no distance."""
     read = candidates.Readings()
-    d = observe.Difference("third", 1, 3, "give_up", "event", "exchange", "deal_scored differs",
-                           _scored([-220, 60, 60], [-220, 60, 60]), _scored([-355, 60, 60], [-355, 60, 60]),
-                           {"phase": "exchange"})
+    d = observe.observed("third", 1, 3, "give_up", Observed.EVENT, "exchange", "deal_scored differs",
+                         _scored([-220, 60, 60], [-220, 60, 60]), _scored([-355, 60, 60], [-355, 60, 60]),
+                         {"phase": "exchange"})
     read.add_difference(d)
     found = candidates.values("giving_up.penalty", 120, read)
     assert 255 in found
@@ -377,8 +378,8 @@ def test_a_least_bid_above_every_bid_is_read_where_none_is_offered() -> None:
     """A least bid on the barrel of 240 over a maximum of 140 shows only as a player on the
     barrel offered no bid at all: the amount above the reference's highest is tried."""
     read = candidates.Readings()
-    d = observe.Difference("c", 1, 2, "pass", "legal", "auction", "missing bid",
-                           [f"bid {n}" for n in range(105, 145, 5)] + ["pass"], ["pass"], {"phase": "auction"})
+    d = observe.observed("c", 1, 2, "pass", Observed.LEGAL, "auction", "missing bid",
+                         [f"bid {n}" for n in range(105, 145, 5)] + ["pass"], ["pass"], {"phase": "auction"})
     assert "auction.barrel_min_bid" in evidence.deciding_knobs(d)
     read.add_difference(d)
     assert candidates.values("auction.barrel_min_bid", None, read)[0] == 145

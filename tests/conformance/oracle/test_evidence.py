@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from conformance.harness.findings import Finding, Observed
 from conformance.oracle import evidence, observe
 from tests.support.observations import step_record
 
@@ -121,14 +122,14 @@ def test_a_score_set_right_beside_a_bolt_counted_at_the_same_step_is_evidence() 
     scored = {"type": "deal_scored", "points": [118, 2, 0], "deltas": [120, 0, 0], "scores": [120, 0, 0]}
     bolt = {"type": "bolt", "player": 1, "count": 1}
 
-    def reply(expected: list[Any], actual: list[Any], step: int = 29) -> observe.Difference:
-        return observe.Difference("c", 1, step, "play 9C", "event", "play", "unexpected bolt",
-                                  {"events": expected}, {"events": actual})
+    def reply(expected: list[Any], actual: list[Any], step: int = 29) -> Finding:
+        return observe.observed("c", 1, step, "play 9C", Observed.EVENT, "play", "unexpected bolt",
+                                {"events": expected}, {"events": actual})
 
-    bolts = observe.Difference("c", 1, 29, "play 9C", "state", "play", "state.bolts", [0, 0, 0], [0, 1, 0])
+    bolts = observe.observed("c", 1, 29, "play 9C", Observed.STATE, "play", "state.bolts", [0, 0, 0], [0, 1, 0])
     scores, result = (1, 29, "state.scores"), (1, 29, "state.deal_result")
 
-    def left(*differing: observe.Difference) -> evidence.Evidence:
+    def left(*differing: Finding) -> evidence.Evidence:
         return evidence.Evidence("c", 60, 0, differing, frozenset(evidence.key_of(d) for d in differing))
 
     only_bolt = left(reply([trick, scored], [trick, bolt, scored]), bolts)
@@ -147,7 +148,7 @@ def test_a_score_set_right_beside_a_bolt_counted_at_the_same_step_is_evidence() 
     penalty = {"type": "bolt_penalty", "player": 1, "penalty": 120}
     assert evidence.downstream(scores, left(reply([trick, scored], [trick, bolt, penalty, scored])))
     # a bolt that differed at an earlier step sets the games apart for what follows it
-    earlier = left(replace(bolts, step=20))
+    earlier = left(replace(bolts, where={**bolts.where, "step": 20}))
     assert evidence.downstream(scores, earlier)
 
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from conformance.corpus.transcripts import Transcript
+from conformance.harness.findings import Observed, RootCause
 from conformance.oracle import evidence, fit, observe, residual
 from spec.vocabulary import ResidualVerdict
 from tests.support.paths import FAKE_IMPLS
@@ -84,12 +85,12 @@ def test_an_impossible_state_at_the_step_a_case_first_differs_leads_its_case() -
     is the root, so the case is grouped by it; grouped by the penalty it would stand as a
     barrel cause beside the bonus's."""
     left = {"type": "barrel_left", "player": 1, "reason": "fell_back"}
-    penalty = observe.Difference("c", 1, 29, "play QH", "event", "play", "events differ",
-                                 {"events": [{**left, "penalty": 120}]}, {"events": [{**left, "penalty": 130}]},
-                                 {"phase": "play"})
-    points = observe.Difference("c", 1, 29, "play QH", "state", "play", "state.card_points", [20, 30, 70],
-                                [23, 32, 75], {"phase": "play"})
-    later = observe.Difference("c", 1, 30, None, "state", "play", "state.scores", [0, 0, 0], [0, 0, 10], {})
+    penalty = observe.observed("c", 1, 29, "play QH", Observed.EVENT, "play", "events differ",
+                               {"events": [{**left, "penalty": 120}]}, {"events": [{**left, "penalty": 130}]},
+                               {"phase": "play"})
+    points = observe.observed("c", 1, 29, "play QH", Observed.STATE, "play", "state.card_points", [20, 30, 70],
+                              [23, 32, 75], {"phase": "play"})
+    later = observe.observed("c", 1, 30, None, Observed.STATE, "play", "state.scores", [0, 0, 0], [0, 0, 10], {})
     keys = {evidence.key_of(d) for d in (penalty, points, later)}
     impossible = frozenset({evidence.key_of(points), evidence.key_of(later)})
     found = evidence.Evidence("c", 60, 0, (penalty, points, later), frozenset(keys - impossible), impossible)
@@ -142,8 +143,8 @@ def test_a_difference_only_ever_shown_beside_another_causes_is_tangled_not_a_mis
 def test_a_tangle_that_comes_back_round_stays_two_causes() -> None:
     """Each of two causes tangled with the other has no host to go beside: both are kept, and
     so is a third tangled with one of them (its chain never reaches a cause that is not)."""
-    def cause(signature: str) -> residual.Cause:
-        return residual.Cause(ResidualVerdict.TANGLED, signature, (), (signature,), 1, "", "")
+    def cause(signature: str) -> RootCause:
+        return RootCause(signature, cases=(signature,), verdict=ResidualVerdict.TANGLED, observations=1)
 
     found = residual._folded([cause("x"), cause("y"), cause("z")], {0: 1, 1: 0, 2: 0})
     assert [c.signature for c in found] == ["x", "y", "z"] and not any(c.hidden for c in found)

@@ -16,6 +16,7 @@ import pytest
 import variants
 from conformance.cli import main
 from conformance.harness import findings
+from conformance.harness.findings import Observed
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import fuzz, observe
 from tests.fake_impls.own_rules import TABLE_300
@@ -46,11 +47,11 @@ def test_a_deal_end_divergence_is_signed_by_the_event_before_the_fields_derived_
     barrel). The divergence is signed by the event, as verify signs the saved transcript; the
     field decided by the fewest knobs (state.next_dealer) used to sign it."""
     left = {"type": "barrel_left", "player": 1, "reason": "attempts_exhausted", "penalty": 120}
-    event = observe.Difference("fuzz", 1, 24, "play 9S", "event", "play", "missing barrel_left(attempts_exhausted)",
-                               {"events": [left]}, {"events": []})
-    dealer = observe.Difference("fuzz", 1, 24, "play 9S", "state", "play", "state.next_dealer", 2, None)
-    barrel = observe.Difference("fuzz", 1, 24, "play 9S", "state", "play", "state.barrel.on", [], [])
-    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (event, barrel, dealer))
+    event = observe.observed("fuzz", 1, 24, "play 9S", Observed.EVENT, "play", "missing barrel_left(attempts_exhausted)",
+                             {"events": [left]}, {"events": []})
+    dealer = observe.observed("fuzz", 1, 24, "play 9S", Observed.STATE, "play", "state.next_dealer", 2, None)
+    barrel = observe.observed("fuzz", 1, 24, "play 9S", Observed.STATE, "play", "state.barrel.on", [], [])
+    divergence = fuzz.Counterexample(fuzz.Scenario({}, ()), (event, barrel, dealer))
     assert divergence.finding.signature == "event[play] missing barrel_left(attempts_exhausted)"
     assert divergence.finding.kind is findings.Observed.EVENT
 
@@ -58,9 +59,9 @@ def test_a_deal_end_divergence_is_signed_by_the_event_before_the_fields_derived_
 def test_a_reply_is_signed_by_its_actions_phase_in_fit_and_fuzz_as_in_verify() -> None:
     """A redeal claim refused after the deal is over: verify signs it by the action's phase
     (``claim``), and so does an observation (it signed it by the state's, ``deal_over``)."""
-    refused = observe.Difference("c", 1, 9, "redeal", "refusal", "deal_over", "illegal/wrong_phase vs accepted",
-                                 {"refused": ["illegal", "wrong_phase"]}, {"events": []})
-    assert observe.finding_of(refused).signature == "refusal[claim]: expected wrong_phase, accepted"
+    refused = observe.observed("c", 1, 9, "redeal", Observed.REFUSAL, "deal_over", "illegal/wrong_phase vs accepted",
+                               {"refused": ["illegal", "wrong_phase"]}, {"events": []})
+    assert observe.named(refused).signature == "refusal[claim]: expected wrong_phase, accepted"
 
 
 def test_a_signature_read_back_from_a_report_is_the_finding_that_was_written() -> None:
@@ -133,8 +134,8 @@ def test_deals_n_plays_exactly_n_deals(seed: str, jobs: int) -> None:
 def test_the_summary_says_why_a_finding_was_not_saved() -> None:
     """A finding the run stopped before shrinking has no transcript: the line says so, not
     "no --save" (which it said whatever the reason)."""
-    difference = observe.Difference("fuzz", 1, 3, "bid 120", "state", "auction", "state.high_bid", 120, 110)
-    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (difference,))
+    difference = observe.observed("fuzz", 1, 3, "bid 120", Observed.STATE, "auction", "state.high_bid", 120, 110)
+    divergence = fuzz.Counterexample(fuzz.Scenario({}, ()), (difference,))
     cause = fuzz.NewCause(divergence.finding, divergence, 4, 7, unsaved="the run stopped before it was shrunk")
     lines = fuzz.summary(fuzz.Outcome(findings=[cause]), "classic", "1", None)
     assert any("(not saved: the run stopped before it was shrunk)" in line for line in lines), lines
@@ -143,8 +144,8 @@ def test_the_summary_says_why_a_finding_was_not_saved() -> None:
 
 def test_a_report_of_each_tool_reads_as_known(tmp_path: Path) -> None:
     """fuzz's report has verify's shape: one reader takes it, and its causes are its findings'."""
-    difference = observe.Difference("fuzz", 1, 3, "bid 120", "state", "auction", "state.high_bid", 120, 110)
-    divergence = fuzz.Divergence(fuzz.Scenario({}, ()), (difference,))
+    difference = observe.observed("fuzz", 1, 3, "bid 120", Observed.STATE, "auction", "state.high_bid", 120, 110)
+    divergence = fuzz.Counterexample(fuzz.Scenario({}, ()), (difference,))
     outcome = fuzz.Outcome(findings=[fuzz.NewCause(divergence.finding, divergence, 4, 7)])
     path = tmp_path / "fuzz.json"
     assert fuzz.write_report(path, outcome, "classic", ["engine"], "1") is None

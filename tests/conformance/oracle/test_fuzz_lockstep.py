@@ -160,7 +160,7 @@ def test_requests_at_hand_get_their_replies_in_one_write() -> None:
 def test_an_implementation_that_fails_is_a_divergence_not_an_error(mode: str, words: str) -> None:
     outcome = fuzz.fuzz(lockstep(mode, 1), "classic", CLASSIC, deals=4, seed="1", timeout=5.0)
     assert outcome.error == "" and outcome.divergence is not None
-    first = outcome.divergence.differences[0]
+    first = outcome.divergence.findings[0]
     assert outcome.divergence.finding.signature == "record: the implementation failed" and words in first.actual
     assert len(first.actual) < 1000  # a reply is quoted in a clipped excerpt only
 
@@ -171,13 +171,13 @@ def test_a_hanging_implementation_ends_its_trial_at_the_deadline() -> None:
         started = time.monotonic()
         scenario, divergence = fuzz.random_trial(pair, "classic", CLASSIC, "1", 0)
         assert time.monotonic() - started < 8
-        assert divergence is not None and "no reply to 'apply' within 1 s" in divergence.differences[0].actual
+        assert divergence is not None and "no reply to 'apply' within 1 s" in divergence.findings[0].actual
         assert [len(deal.actions) for deal in scenario.deals] == [2]  # cut at the action that hung
         implementation, reference = pair.sides
         assert implementation.impl is None  # replaced for the next trial
         assert reference.impl is not None and reference.impl.process.poll() is None  # its replies were all read
         _, again = fuzz.random_trial(pair, "classic", CLASSIC, "1", 0)  # the same trial, on a fresh process
-        assert again is not None and again.differences == divergence.differences
+        assert again is not None and again.findings == divergence.findings
     finally:
         pair.close()
 

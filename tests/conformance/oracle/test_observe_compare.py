@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 import variants
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
 from conformance.harness import runner
+from conformance.harness.findings import Finding
 from conformance.harness.process import Answer
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import observe
@@ -112,7 +113,7 @@ def test_the_number_rules_hold() -> None:
 
 # --- compare on real records -------------------------------------------------------------
 
-def plain_compare(expected: observe.CaseRecord, actual: observe.CaseRecord, monkeypatch: pytest.MonkeyPatch) -> list[observe.Difference]:
+def plain_compare(expected: observe.CaseRecord, actual: observe.CaseRecord, monkeypatch: pytest.MonkeyPatch) -> list[Finding]:
     """``compare`` with no fast path: the plain equality, every field and reply compared."""
     fast_details = observe._state_details
     with monkeypatch.context() as patched:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from conformance.harness import diagnosis
+from conformance.harness.findings import Finding, Observed
 from conformance.oracle import observe
 
 BEFORE = {"phase": "play", "to_act": 1, "trump": None, "trick": [{"player": 0, "card": "JS"}],
           "hands": [[], ["KS", "9S", "KC"], []]}
 
 
-def difference(kind: str, detail: str, expected: object, actual: object, before: object = None) -> observe.Difference:
-    return observe.Difference("t/case", 1, 7, "play 9S", kind, "play", detail, expected, actual, before)
+def difference(kind: str, detail: str, expected: object, actual: object, before: object = None) -> Finding:
+    return observe.observed("t/case", 1, 7, "play 9S", Observed(kind), "play", detail, expected, actual, before)
 
 
 def test_a_legal_set_difference_gets_the_runners_signature_and_knobs() -> None:

@@ -135,9 +135,9 @@ def test_same_results_are_listed_only_with_all() -> None:
 def test_a_play_refused_under_must_beat_diverges_at_that_step(replayer: replay.Replayer) -> None:
     case = synthetic(["bid 100", "pass", "pass", "give KS 9S", "contract 100", "play 9C", "play QC", "play JC"])
     club, polish = (replayer.replay(case, name) for name in ("gambler-club", "polish"))
-    assert club.divergence is None and club.error is None
-    assert polish.divergence is not None
-    assert (polish.divergence.deal, polish.divergence.step, polish.divergence.action, polish.divergence.reason) == (
+    assert club.stop is None and club.error is None
+    assert polish.stop is not None
+    assert (polish.stop.deal, polish.stop.step, polish.stop.action, polish.stop.reason) == (
         1, 8, "play JC", "must_beat")
     assert "deal 1 step 8 `play JC` refused: must_beat" in polish.stop_text()
     assert "replay" in replay.differing_fields([club, polish])
@@ -147,14 +147,14 @@ def test_a_play_refused_under_must_beat_diverges_at_that_step(replayer: replay.R
 def test_steps_marked_refused_are_skipped(replayer: replay.Replayer) -> None:
     case = synthetic(["bid 100", "bid 101", "pass", "pass"], refused={2: "bid_off_step"})
     result = replayer.replay(case, "polish")
-    assert result.divergence is None and result.deals[0].declarer == 0 and result.deals[0].contract is None
+    assert result.stop is None and result.deals[0].declarer == 0 and result.deals[0].contract is None
 
 
 def test_a_declared_marriage_is_played_plainly_where_declaration_is_automatic(replayer: replay.Replayer) -> None:
     case = synthetic(["bid 100", "pass", "pass", "give KS 9S", "contract 100", "play AD", "play JS", "play 9S",
                       "play QD marriage"])
     result = replayer.replay(case, "skill-games")
-    assert result.divergence is None
+    assert result.stop is None
     assert result.deals[0].trumps == ["D@2"]
     assert any("played as `play QD`" in note for note in result.notes)
 
