@@ -264,9 +264,9 @@ class Readings:
     def list_values(self, knob: str, current: list[Any]) -> list[list[Any]]:
         """For a list knob whose items hold a hand line (``HAND_LINES``): the list with an item
         for each reason its events showed at each line read (``hand_lines``), added to the
-        current items and alone. The item's other fields come from the current items and the
-        bundled ones of that reason, else each field's first enum value (a rule never seen in a
-        bundled profile: a redeal by itself before the bidding)."""
+        current items and alone, for the reasons whose current or bundled items hold that number.
+        The item's other fields come from those items, and else each field's first enum value (a
+        rule no bundled profile has: a redeal by itself before the bidding)."""
         fields = HAND_LINES.get(knob)
         if not fields:
             return []
@@ -282,6 +282,8 @@ class Readings:
                 key = keys[0]
                 known = [item for rules in (current, *bundled().get(knob, ())) if isinstance(rules, list)
                          for item in rules if isinstance(item, dict) and item.get(key) == reason]
+                if not any(name in item for item in known):
+                    continue  # a reason whose items hold no such number (four nines named by a redeal)
                 plain = {other: spec["enum"][0] for other, spec in props.items() if other not in (key, name) and spec.get("enum")}
                 templates: list[dict[str, Any]] = []
                 for item in [*known, {key: reason, **plain}]:

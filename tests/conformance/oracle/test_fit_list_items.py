@@ -44,8 +44,11 @@ def test_a_redeal_line_is_read_from_the_hands_the_redeals_named() -> None:
     # as the bundled rule of that condition (gambler-club's claim)
     assert [*polish, automatic] in tried and [automatic] in tried and [{**automatic, "by": "claim"}] in tried
     assert [*polish, {**automatic, "points": 20}] in tried
-    # nothing read where no redeal event named a hand
+    # nothing read where no redeal event named a hand, nor for a reason whose rules hold no line
     assert candidates.Readings().list_values("redeals.rules", polish) == []
+    nines = candidates.Readings()
+    nines.add_record(_deal(WEAK, {"type": "redeal", "reason": "four_nines", "player": 1}))
+    assert nines.hand_lines("redeal", "four_nines") == [10] and nines.list_values("redeals.rules", polish) == []
 
 
 @pytest.mark.slow
