@@ -58,6 +58,10 @@ def knob_entry(section: str, knob: str) -> dict[str, Any]:
 
 
 FIT_ROLES = ("amount", "step", "count", "score_line", "bid_line", "trick_line", "number")
+# The roles of a number inside the items of a list knob (a redeal rule's points): ``hand_points``
+# is a line of a hand's card points, shown by the hands of the players the ``x-fit-event``
+# events name (the event's ``reason`` is the value of the item's enum field it belongs to)
+ITEM_FIT_ROLES = ("hand_points",)
 
 
 def fit_roles() -> dict[str, tuple[tuple[str, ...], str | None]]:
@@ -69,6 +73,19 @@ def fit_roles() -> dict[str, tuple[tuple[str, ...], str | None]]:
             entry = knob_entry(section, knob)
             if "x-fit-role" in entry:
                 found[f"{section}.{knob}"] = (tuple(entry["x-fit-role"]), entry.get("x-fit-event"))
+    return found
+
+
+def item_fit_roles() -> dict[str, dict[str, tuple[tuple[str, ...], str | None]]]:
+    """``section.knob`` -> item field -> (its ``x-fit-role`` list, its ``x-fit-event`` or None),
+    for every list knob whose items hold a number the schema annotates."""
+    found: dict[str, dict[str, tuple[tuple[str, ...], str | None]]] = {}
+    for section, knobs in rule_sections().items():
+        for knob in knobs:
+            items = knob_entry(section, knob)["properties"]["value"].get("items", {})
+            for name, spec in items.get("properties", {}).items():
+                if "x-fit-role" in spec:
+                    found.setdefault(f"{section}.{knob}", {})[name] = (tuple(spec["x-fit-role"]), spec.get("x-fit-event"))
     return found
 
 

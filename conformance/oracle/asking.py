@@ -50,8 +50,10 @@ class Policy:
     questions: int = 3
     # seconds to wait for each reply of either reference
     timeout: float = 10.0
-    # values of a number asked between the fitted one and its equally consistent ones: a
-    # threshold's true value lies between them, and a dozen steps of 5 span 60 points of bids
+    # values of a number asked around the fitted one, as many below it as above, nearest first:
+    # the corpus bounds a threshold only where its cases reach it, so the true value can lie on
+    # either side of the fitted one (a lock fitted from 890 that the engine plays from 880, a
+    # line below every equally consistent value), and six steps of 5 each way span 30 points
     grid: int = 12
     # knobs deciding the residual's cases whose other values are tried there: the residual of
     # an engine with a bug lists a case's every deciding knob, and a score group has forty
@@ -156,7 +158,7 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
 
     alternatives: list[tuple[str, list[Change]]] = []
     for knob, values in result.equivalents.items():
-        for value in [*values, *grid(_value_in(rules, knob), values, policy)]:
+        for value in [*values, *grid(_value_in(rules, knob), values, policy, _domain(knob))]:
             alternatives.append((knob, [Change(knob, value)]))
     for knob, others in result.in_its_place.items():
         back = Change(knob, _value_in(fitter._profile_rules, knob))
@@ -214,16 +216,29 @@ def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[s
     return found
 
 
-def grid(fitted: Any, values: Sequence[Any], policy: Policy = POLICY) -> list[int]:
-    """For a number, the values between the fitted one and its equally consistent ones that
-    fit did not list (it tries a few values of each knob, not all): on the game's grid of 5
-    where every value is a multiple of 5, else of 1; the nearest to the fitted value first."""
+def grid(fitted: Any, values: Sequence[Any], policy: Policy = POLICY,
+         domain: tuple[int, int] = (0, 10**6)) -> list[int]:
+    """For a number, the values around the fitted one that fit did not list (it tries a few
+    values of each knob, not all), below it as above it within the knob's ``domain`` (the
+    schema's bounds): on the game's grid of 5 where the fitted value and its equally
+    consistent ones are multiples of 5, else of 1; the nearest to the fitted value first,
+    the lower of two as near, ``policy.grid`` of them."""
     numbers = [v for v in [fitted, *values] if isinstance(v, int) and not isinstance(v, bool)]
     if len(numbers) < 2 or len(numbers) != len(values) + 1:
         return []
     step = 5 if all(n % 5 == 0 for n in numbers) else 1
-    between = [n for n in range(min(numbers), max(numbers) + 1, step) if n not in numbers]
-    return sorted(between, key=lambda n: abs(n - fitted))[:policy.grid]
+    low, high = domain
+    found: list[int] = []
+    for distance in range(step, step * (policy.grid + 1), step):
+        found += [n for n in (fitted - distance, fitted + distance) if low <= n <= high and n not in numbers]
+    return found[:policy.grid]
+
+
+def _domain(knob: str) -> tuple[int, int]:
+    """The least and greatest value a number knob's schema allows."""
+    from conformance.oracle import candidates  # fit imports this module; candidates is fit's
+
+    return candidates.integer_range(candidates.value_schema(knob))
 
 
 def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: str, other: str,

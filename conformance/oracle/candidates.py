@@ -8,7 +8,8 @@ bid or contract each legal set offered, the steps between offered amounts, the p
 marriage added, the numbers of the states and events that differ and the distances between
 the reference's numbers and the implementation's (a deal's deltas, a score stopped at a
 line). Structured knobs take values built from the same readings (the marriage values the
-events showed; no redeal rule, each rule left out or turned over).
+events showed; a redeal rule at the line of card points the redealt hands show; no redeal
+rule, each rule left out or turned over).
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import variants
 from conformance.harness.findings import Finding, Observed
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
-from spec.vocabulary import SUITS, Phase
-from variants.schema import fit_roles, knob_entry
+from spec.vocabulary import CARD_POINTS, SUITS, Phase
+from variants.schema import fit_roles, item_fit_roles, knob_entry
 
 # The number knobs' roles come from the schema (``x-fit-role``, ``x-fit-event``): a new number
 # knob names its role there and fit reads it without an edit here.
@@ -76,6 +77,11 @@ Held = tuple[tuple[str, ...], int, int]  # a bidder's marriages (suits), highest
 # paid from the fifth give-up show only as the give-up of count 5 scored apart, among many
 # score numbers that crowd a 5 out of the readings
 COUNT_KNOBS = _events_of("count")
+# Numbers inside the items of a list knob (``x-fit-role`` on an item field): a redeal when a
+# hand holds under 18 card points is a rule no bundled profile has at 18, and shows only as
+# the hands of the players its ``redeal`` events name. list knob -> item field -> its event
+HAND_LINES = {knob: {name: event for name, (roles, event) in fields.items() if "hand_points" in roles and event}
+              for knob, fields in item_fit_roles().items()}
 
 
 @dataclass
@@ -176,11 +182,17 @@ class Readings:
     # give-up shows only inside a declarer's delta that also holds the bid lost, 135 below
     # the reference's under a penalty of 120
     distances: dict[str, collections.Counter[int]] = field(default_factory=dict)
+    # ``HAND_LINES``: by event type and its reason, the card points of the hands of the players
+    # the events named (a line above each), and the fewest card points of a hand in a deal no
+    # such event ended at its start (a line at or below it)
+    named_hands: dict[tuple[str, str], collections.Counter[int]] = field(default_factory=dict)
+    kept_hands: dict[str, int] = field(default_factory=dict)
 
     def add_record(self, record: observe.CaseRecord) -> None:
         before: dict[str, Any] = {}
         for step in record.steps:
             self._add_lines(step)
+            self._add_hands(step)
             self._add_talon_line(step.reply.events)
             if step.legal:
                 self._add_legal(step.legal)
@@ -220,6 +232,75 @@ class Readings:
         for knob, shown in (("barrel.threshold", below), ("match_end.target", unwon)):
             if shown:
                 self.passed[knob] = max(self.passed.get(knob, max(shown)), max(shown))
+
+    def _add_hands(self, step: observe.StepRecord) -> None:
+        """The card points of the hands the ``HAND_LINES`` events name (``named_hands``), and
+        at a deal's start that none ends, its weakest hand (``kept_hands``)."""
+        hands = step.state.get("hands") if isinstance(step.state, dict) else None
+        if not isinstance(hands, list) or len(hands) != 3 or not all(isinstance(h, list) for h in hands):
+            return
+        points = [_card_points(hand) for hand in hands]
+        for word in {event for fields in HAND_LINES.values() for event in fields.values()}:
+            named = [e for e in step.reply.events if isinstance(e, dict) and e.get("type") == word]
+            for event in named:
+                player, reason = event.get("player"), event.get("reason")
+                held = points[player] if _integer(player) and 0 <= player < 3 else None
+                if isinstance(reason, str) and held is not None:
+                    self.named_hands.setdefault((word, reason), collections.Counter())[held] += 1
+            shown = [p for p in points if p is not None]
+            if step.step == 0 and not named and len(shown) == 3:
+                self.kept_hands[word] = min(self.kept_hands.get(word, min(shown)), min(shown))
+
+    def hand_lines(self, event: str, reason: str) -> list[int]:
+        """The lines of a hand's card points the events show for ``reason``: a step above the
+        strongest hand they named (the least line every named hand is under), and the weakest
+        hand of a deal none ended (the greatest line no other hand is under) where above it."""
+        named = self.named_hands.get((event, reason))
+        if not named:
+            return []
+        least = max(named) + 1
+        kept = self.kept_hands.get(event)
+        return [least] + ([kept] if kept is not None and kept > least else [])
+
+    def list_values(self, knob: str, current: list[Any]) -> list[list[Any]]:
+        """For a list knob whose items hold a hand line (``HAND_LINES``): the list with an item
+        for each reason its events showed at each line read (``hand_lines``), added to the
+        current items and alone, for the reasons whose current or bundled items hold that number.
+        The item's other fields come from those items, and else each field's first enum value (a
+        rule no bundled profile has: a redeal by itself before the bidding)."""
+        fields = HAND_LINES.get(knob)
+        if not fields:
+            return []
+        items = value_schema(knob).get("items", {})
+        props = items.get("properties", {})
+        found: list[list[Any]] = []
+        for name, event in fields.items():
+            reasons = {reason for (word, reason) in self.named_hands if word == event}
+            for reason in sorted(reasons):
+                keys = [key for key, spec in props.items() if reason in spec.get("enum", ())]
+                if not keys:
+                    continue
+                key = keys[0]
+                known = [item for rules in (current, *bundled().get(knob, ())) if isinstance(rules, list)
+                         for item in rules if isinstance(item, dict) and item.get(key) == reason]
+                if not any(name in item for item in known):
+                    continue  # a reason whose items hold no such number (four nines named by a redeal)
+                plain = {other: spec["enum"][0] for other, spec in props.items() if other not in (key, name) and spec.get("enum")}
+                templates: list[dict[str, Any]] = []
+                for item in [*known, {key: reason, **plain}]:
+                    template = {k: v for k, v in item.items() if k != name}
+                    if template not in templates:
+                        templates.append(template)
+                others = [item for item in current if not (isinstance(item, dict) and item.get(key) == reason)]
+                low, high = integer_range(props.get(name, {}))
+                for line in [n for n in self.hand_lines(event, reason) if low <= n <= high]:
+                    for template in templates:
+                        made = {k: v for k, v in sorted({**template, name: line}.items(), key=lambda kv: list(props).index(kv[0])
+                                                                if kv[0] in props else len(props))}
+                        for rules in (others + [made], [made]):
+                            if rules not in found:
+                                found.append(rules)
+        return found
 
     def _add_talon_line(self, events: Sequence[Any]) -> None:
         """The winning bid of an auction that ends in this step, as reaching the talon line or not."""
@@ -704,6 +785,16 @@ def _arrival(score: Any, player: int, events: Sequence[Any]) -> int | None:
     return math.floor(score + sum(p for p in fell if _finite(p)))
 
 
+def _card_points(hand: list[Any]) -> int | None:
+    """The card points of a hand of card codes (``10H``), None where a code is no card."""
+    total = 0
+    for code in hand:
+        if not isinstance(code, str) or code[:-1] not in CARD_POINTS or code[-1:] not in SUITS:
+            return None
+        total += CARD_POINTS[code[:-1]]
+    return total
+
+
 def _finite(value: Any) -> TypeGuard[float]:
     """A number a score can be (no bool, no infinity, no NaN): what an engine sends is not trusted."""
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
@@ -806,7 +897,7 @@ def values(knob: str, current: Any, read: Readings | None = None) -> list[Any]:
         found += case_knobs.alternatives(section, name, current)
     elif "array" in types and isinstance(current, list):
         section, _, name = knob.partition(".")
-        found = seen + case_knobs.alternatives(section, name, current)
+        found = (read.list_values(knob, current) if read else []) + seen + case_knobs.alternatives(section, name, current)
     else:
         found = seen
     if "null" in types:

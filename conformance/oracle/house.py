@@ -72,6 +72,8 @@ def _deal(original: dict[str, Any], steps: list[observe.StepRecord]) -> dict[str
         else:
             entry["refused"] = step.reply.refused()
         deal["steps"].append(entry)
+    if not played:  # the state the deal left (a claim window, a redeal) is the only one to check
+        deal["expect"] = dict(dealt.state)
     return deal
 
 

@@ -109,3 +109,41 @@ def test_failures_under_a_bundled_profile_end_with_the_fit_command_to_run_next(c
         f"--report polish-fit.json -- {shlex.join(mutant)}")
     assert main(["verify", "--profile", "polish", "-k", "polish/play/must-beat-*"]) == 0
     assert "thousand fit" not in capsys.readouterr().out  # nothing failed: no next step
+
+
+NO_REDEALS = """\
+profile: no-redeals
+title: A table that deals no hand again
+status: stable
+summary: Polish rules, except that four nines in a hand give no claim to a redeal.
+extends: polish
+sources:
+  table: {title: "What the test table agreed"}
+rules:
+  redeals:
+    rules: {value: [], source: "table redeals"}
+"""
+
+
+def test_a_deal_with_no_step_still_checks_the_state_the_deal_left(tmp_path: Path) -> None:
+    """A transcript fuzz shrinks to the deal alone (a claim window opened by four nines where
+    the implementation goes straight to the auction) shows its difference only in the state
+    after the deal. Re-expected without a step, that state was checked nowhere: the transcript
+    passed against the implementation, and fuzz listed the finding as not reproducible."""
+    folder = tmp_path / "cases"
+    (folder / "polish").mkdir(parents=True)
+    (folder / "polish" / "four-nines-dealt.yaml").write_text(
+        "id: polish/four-nines-dealt\ntitle: Four nines dealt, no action\n"
+        "description: Seat 2 holds the four nines; the claim window opens under polish.\n"
+        "profiles: [polish]\nknobs: [redeals.rules]\ndeals:\n- dealer: 1\n"
+        "  hands: [[AS, 10S, AC, 10C, AD, 10D, AH], [QS, JS, QC, JC, QD, JD, QH], [KS, 9S, KC, 9C, KD, 9D, 9H]]\n"
+        "  talon: [10H, KH, JH]\n  steps: []\n", encoding="utf-8")
+    other = tmp_path / "no-redeals.yaml"
+    other.write_text(NO_REDEALS, encoding="utf-8")
+    [case] = house.oracle_cases([load(folder / "polish" / "four-nines-dealt.yaml", folder)], "polish",
+                                {"rules": {}}, "polish", jobs=1, timeout=60)
+    assert isinstance(case, Transcript) and case.deals[0]["expect"]["phase"] == "claim"
+    [mine] = house.verified(folder, [*REFERENCE_COMMAND, "--rules", str(other)], "polish", 60)
+    assert mine.outcome == "fail"
+    [theirs] = house.verified(folder, REFERENCE_COMMAND, "polish", 60)
+    assert theirs.outcome == "pass"

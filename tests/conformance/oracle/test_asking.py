@@ -17,6 +17,7 @@ TALON_FROM_110 = FIXTURES / "house" / "talon-from-110.yaml"
 # an engine's other difference in the same cases (the marriage values of diamonds and hearts
 # swapped): it shows in most defender_lock cases of polish, as the engines' other differences did
 OTHER_DIFFERENCE = "marriage-values-hearts-diamonds-swapped"
+LOCK_FROM_805 = FIXTURES / "house" / "lock-from-805.yaml"
 
 
 def test_the_rules_missing_fewer_observations_are_kept_and_a_tie_is_untold() -> None:
@@ -25,12 +26,14 @@ def test_the_rules_missing_fewer_observations_are_kept_and_a_tie_is_untold() -> 
     assert decide(2, 2) == "untold"
 
 
-def test_a_number_s_grid_spans_the_equally_consistent_values_nearest_first() -> None:
-    # fit listed 105 beside its 120: the true threshold may be any bid between them
-    assert grid(120, [105]) == [115, 110]
-    assert grid(3, [5]) == [4]
+def test_a_number_s_grid_lies_around_the_fitted_value_nearest_first() -> None:
+    # fit listed 105 beside its 120: the true threshold may lie between them, or on either side
+    # where no case reaches it; the lower of two as near first, the listed values left out
+    assert grid(120, [105], Policy(grid=6)) == [115, 125, 110, 130, 135, 100]
+    assert grid(3, [5], domain=(1, 120)) == [2, 4, 1, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+    assert grid(3, [5], Policy(grid=3), domain=(3, 4)) == [4]  # within the schema's bounds
     assert grid(120, [105, None]) == []  # not numbers alone: no grid
-    assert grid(100, [40], Policy(grid=3)) == [95, 90, 85]
+    assert grid(100, [40], Policy(grid=3)) == [95, 105, 90]
 
 
 def fitted_threshold(tmp_path: Path, *options: str) -> object:
@@ -83,3 +86,16 @@ def test_defenders_who_may_win_without_the_lock_are_fitted_beside_another_differ
     rules = fitted_polish(tmp_path, "defenders-win.yaml")
     assert rules["defender_lock"]["enabled"]["value"] is False
     assert rules["match_end"]["defenders_can_win"]["value"] is True
+
+
+@pytest.mark.slow
+def test_a_line_below_every_value_fit_listed_is_asked_and_found(tmp_path: Path) -> None:
+    """Under a lock from 805 the defender_lock cases of polish leave 805 to 830 equally
+    consistent: fit keeps 820 and lists 810 and 830. The grid once spanned only the values
+    listed (815, 825), so 805 was never asked; around the fitted value it is."""
+    out = tmp_path / "fitted.yaml"
+    assert main(["fit", "--profile", "polish", "-k", "polish/defender_lock/*", "--output", str(out), "--",
+                 *REFERENCE_COMMAND, "--rules", str(LOCK_FROM_805)]) == 0
+    lock = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["defender_lock"]["from"]
+    assert lock["value"] == 805
+    assert "asked by" in lock["ruling"]
