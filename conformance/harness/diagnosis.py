@@ -221,10 +221,33 @@ def event_label(event: Any) -> str:
     return label + (f"({event['reason']})" if isinstance(event.get("reason"), str) else "")
 
 
+@functools.cache
+def _event_fields() -> dict[str, tuple[str, ...]]:
+    """Each event type's fields in the order spec/schema/protocol/common.json requires them,
+    which is the order they are derived in (``deal_scored``: points, then deltas, then scores)."""
+    import json
+
+    from spec import PROTOCOL_SCHEMA_DIR
+
+    event = json.loads((PROTOCOL_SCHEMA_DIR / "common.json").read_text(encoding="utf-8"))["$defs"]["event"]
+    return {branch["if"]["properties"]["type"]["const"]: tuple(branch["then"].get("required", ()))
+            for branch in event.get("allOf", ()) if "const" in branch.get("if", {}).get("properties", {}).get("type", {})}
+
+
+def first_field(kind: str, fields: Iterable[str]) -> str:
+    """The field a difference in an event is named by: the first in the order the event's fields
+    are derived, so that one mistake reads the same whether it carries on into the later fields
+    or not (card points counted wrong change the deltas in one deal and not in the next, where
+    rounding swallows them: both are ``deal_scored differs in points``)."""
+    order = _event_fields().get(kind, ())
+    return min(fields, key=lambda name: (order.index(name) if name in order else len(order), name))
+
+
 def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any], same: Any) -> Finding:
     """The finding (what, direct and upstream knobs) of an expected event not found: when the
     implementation sent an event of that type (and reason), the fields that differ name the
-    mistake ("trick_won differs in points"); otherwise the event is missing."""
+    mistake, named by the first of them (``first_field``: "trick_won differs in points"); the
+    knobs are those of every field that differs. Otherwise the event is missing."""
     kind = str(wanted.get("type"))
     label = event_label(wanted)
     alike = [e for e in actual if isinstance(e, dict) and event_label(e) == label]
@@ -237,7 +260,7 @@ def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any], 
                 own, above = decided("event", kind, name)
                 direct += [k for k in own if k not in direct]
                 upstream += [k for k in above if k not in upstream]
-            return Finding(Observed.EVENT, phase, f"{label} differs in {', '.join(fields)}", tuple(direct),
+            return Finding(Observed.EVENT, phase, f"{label} differs in {first_field(kind, fields)}", tuple(direct),
                            tuple(k for k in upstream if k not in direct))
     reason = wanted.get("reason")
     return Finding(Observed.EVENT, phase, f"missing {label}", *decided("event", kind, *([reason] if isinstance(reason, str) else [])))

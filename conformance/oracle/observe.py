@@ -1036,7 +1036,7 @@ def _reply_details(expected: Reply, actual: Reply) -> tuple[Observed, list[str]]
         for a, b in zip(expected.events, actual.events):
             if isinstance(a, dict) and isinstance(b, dict) and not equal(a, b):
                 fields = sorted(k for k in set(a) | set(b) if not equal(a.get(k), b.get(k)))
-                details.append(f"{_event_key(a)} differs in {', '.join(fields)}")
+                details.append(f"{_event_key(a)} differs in {diagnosis.first_field(str(a.get('type')), fields)}")
     return Observed.EVENT, sorted(set(details))
 
 
