@@ -21,9 +21,9 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from typing import TYPE_CHECKING
 
@@ -61,6 +61,10 @@ class Policy:
     # residual cases whose deciding knobs are tried: each knob value is replayed on all of them,
     # and an engine with a bug in every deal leaves the whole corpus in the residual
     hidden_cases: int = 24
+    # knobs whose cases the implementation's record never reaches that are asked about: each
+    # question that finds nothing costs its ``deals``, and an engine cut short everywhere (a
+    # redeal rule of its own, a skipped phase) leaves most knobs unpinned
+    unpinned_knobs: int = 12
     # seconds asking may take in all before the alternatives left are reported as not asked: a
     # question costs one to ten seconds, and the search itself takes about a minute on a corpus
     seconds: float = 120.0
@@ -163,10 +167,12 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
     for knob, others in result.in_its_place.items():
         back = Change(knob, _value_in(fitter._profile_rules, knob))
         alternatives += [(knob, [back, other]) for other in others]
-    for knob, values in hidden(fitter, result, policy).items():
+    for knob, values in {**hidden(fitter, result, policy), **unpinned(fitter, result, policy)}.items():
         alternatives += [(knob, [Change(knob, value)]) for value in values]
     started, hidden_by_others = time.monotonic(), set()
-    for number, (knob, changes) in enumerate(alternatives):
+    asked_knobs = {knob for knob, _ in alternatives}
+    for number, (knob, changes) in enumerate(_then_unpinned(alternatives, lambda: rules, asked_knobs, fitter, result,
+                                                            policy)):
         if time.monotonic() - started > policy.seconds:
             found.append(Asked(knob, Change(knob, _value_in(rules, knob)).text(),
                                " with ".join(c.text() for c in changes), None, "untold", budget_spent=True))
@@ -186,6 +192,24 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
     return rules, found
+
+
+def _then_unpinned(alternatives: list[tuple[str, list[Any]]], rules_now: Callable[[], Rules], asked: set[str],
+                   fitter: Fitter, result: FitResult, policy: Policy) -> Iterator[tuple[str, list[Any]]]:
+    """The alternatives, then, once an answer has changed the rules, the knobs unpinned under
+    the rules kept by then that were not asked yet: a change can make a knob matter that was
+    inert before (no cap on defenders lets one reach the target, where ``defenders_can_win``
+    decides)."""
+    from conformance.oracle.fit import Change
+
+    yield from alternatives
+    before = result.rules
+    while rules_now() != before:
+        before = rules_now()
+        fresh = {k: v for k, v in unpinned(fitter, replace(result, rules=before), policy).items() if k not in asked}
+        asked.update(fresh)
+        for knob, values in fresh.items():
+            yield from ((knob, [Change(knob, value)]) for value in values)
 
 
 def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[str, list[Any]]:
@@ -212,6 +236,43 @@ def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[s
             then = fitter.weigh(other, residual_ids)
             moved = [c for c in residual_ids if then[c].missed != now[c].missed]
             if moved and sum(len(then[c].missed) for c in moved) <= sum(len(now[c].missed) for c in moved):
+                found.setdefault(knob, []).append(value)
+    return found
+
+
+def unpinned(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[str, list[Any]]:
+    """Knob -> values no observation of the implementation tells from the fitted one, of the
+    knobs that apply under the fitted rules and that some case of the fit is there to decide
+    (its ``knobs`` name them): the implementation's record of each such case ends before the
+    step that decides the knob, or matches there under either value; and of the knobs the
+    fitted values make apply, which no case of the profile is there to decide. The npm engine 1k redeals
+    a hand under 18 points, a rule fit adopts, and so ends every polish case that caps a
+    defender at 990: nothing the engine showed pins ``defender_lock.defender_max``, and only a
+    question can. Values of knobs fit already changed or listed are asked elsewhere."""
+    from conformance.oracle.fit import Change, _value_in, applying_knobs, knob_domain, set_knob
+
+    told = {*result.equivalents, *result.in_its_place, *(c.knob for a in result.accepted for c in a.changes)}
+    applying = applying_knobs(fitter.profile, result.rules)
+    deciding: dict[str, list[str]] = {}
+    for case_id in result.weighed:
+        for knob in fitter.by_id[case_id].knobs:
+            if knob in applying and knob not in told:
+                deciding.setdefault(knob, []).append(case_id)
+    # a knob inert under the profile that the fitted values make apply (no cap on defenders
+    # lets one reach the target, where ``defenders_can_win`` decides): no case of the profile
+    # names it, so nothing the implementation showed can pin it
+    profile_applying = set(applying_knobs(fitter.profile, fitter._profile_rules))
+    for knob in applying:
+        if knob not in profile_applying and knob not in told:
+            deciding.setdefault(knob, [])
+    found: dict[str, list[Any]] = {}
+    for knob, case_ids in deciding.items():
+        if len(found) >= policy.unpinned_knobs:
+            break
+        now = fitter.weigh(result.rules, case_ids)
+        for value in knob_domain(knob, _value_in(result.rules, knob)):
+            other = set_knob(result.rules, [Change(knob, value)])
+            if fitter.consistent(other) and all(e.missed == now[c].missed for c, e in fitter.weigh(other, case_ids).items()):
                 found.setdefault(knob, []).append(value)
     return found
 

@@ -99,3 +99,18 @@ def test_a_line_below_every_value_fit_listed_is_asked_and_found(tmp_path: Path) 
     lock = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["defender_lock"]["from"]
     assert lock["value"] == 805
     assert "asked by" in lock["ruling"]
+
+
+@pytest.mark.slow
+def test_knobs_no_observation_pins_are_asked(tmp_path: Path) -> None:
+    """Issues 48 and 50 on the npm engine 1k: its redeal under 18 points ends most
+    defender_lock cases of polish before a defender's score is capped, so nothing the engine
+    shows pins the cap of 990; with no cap a defender can reach the target, where
+    defenders_can_win, inert under polish, starts to apply. Both are asked, and both found."""
+    out = tmp_path / "fitted.yaml"
+    assert main(["fit", "--profile", "polish", "-k", "polish/defender_lock/*", "--output", str(out), "--",
+                 *REFERENCE_COMMAND, "--rules", str(FIXTURES / "house" / "defender-uncapped-behind-redeals.yaml")]) == 0
+    rules = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]
+    assert rules["defender_lock"]["defender_max"]["value"] is None
+    assert "asked by polish/fuzz-ask-defender-lock-defender-max" in rules["defender_lock"]["defender_max"]["ruling"]
+    assert rules["match_end"]["defenders_can_win"]["value"] is True
