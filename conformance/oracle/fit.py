@@ -1441,6 +1441,8 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
     for knob in changed_knobs(base, rules):
         section, _, key = knob.partition(".")
         record = fitted.get(knob)
+        # the last question that decided: the one whose answer is the value kept
+        question = next((a for a in reversed(asked) if a.knob == knob and a.answer != "untold"), None)
         if record is not None:
             ruling = (f"thousand fit: with this value the reference reproduces {record.observations_fixed} more "
                       f"observation(s) of {implementation} on the cases of {profile.name} "
@@ -1449,8 +1451,6 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
                 ruling += f" It loses {record.observations_broken} observation(s) that matched before."
             others = equivalents.get(knob)
             instead = (in_its_place or {}).get(knob)
-            # the last question that decided: the one whose answer is the value kept
-            question = next((a for a in reversed(asked) if a.knob == knob and a.answer != "untold"), None)
             if question is not None:
                 ruling += f" Asked of {implementation}: {question.text()}."
                 others, instead = [], []
@@ -1460,6 +1460,9 @@ def house_yaml(profile: variants.ResolvedProfile, rules: Rules, accepted: Sequen
             if instead:
                 ruling += (f" Equally consistent with the corpus, with this knob at {json.dumps(_value_in(base_rules, knob))}"
                            f" as {profile.name} has it: " + ", or ".join(c.text() for c in instead) + ".")
+        elif question is not None:  # an unpinned knob: nothing the implementation showed on the corpus decides it
+            ruling = (f"thousand fit: no observation of {implementation} on the cases of {profile.name} decides this "
+                      f"knob. Asked of {implementation}: {question.text()}.")
         else:
             ruling = f"Carried over from {profile.name}, which sets it ({profile.provenance[knob]['from']})."
         body.setdefault(section, {})[key] = {"value": rules[section][key], "ruling": ruling}
@@ -1680,8 +1683,6 @@ def _asked(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult,
     """``result`` with every untold alternative asked of the implementation (``asking``): the
     rules its answers keep, the questions, and the residual weighed again under those rules
     over the corpus (the questions are not corpus cases: they decide, they are not scored)."""
-    if not result.equivalents and not result.in_its_place:
-        return result
     with tempfile.TemporaryDirectory(prefix="thousand-questions-") as scratch:
         def text(rules: Rules) -> str:
             return house_yaml(profile, rules, [], "asked", "the implementation")
