@@ -159,6 +159,7 @@ def targeted_entry(profile: str, rules: dict[str, Any], seed: str, near: dict[st
     value) half of the time: their lines, where that value bites."""
     rng = random.Random(f"search/{seed}")
     entry: dict[str, Any] = {"profile": profile, "seed": seed}
+    own = rules
     if near is not None and rng.random() < 0.5:
         rules = near
     roll = rng.random()
@@ -167,9 +168,11 @@ def targeted_entry(profile: str, rules: dict[str, Any], seed: str, near: dict[st
     if roll < FOUR_MARRIAGES + POSITIONS:  # a position of fuzz, laid out for one rule, with its plans
         position = positions.random_position(rng, rules, fuzz.random_match_state(rng, rules))
         match = {key: value for key, value in position.match.items() if value != DEFAULT_MATCH_STATE.get(key)}
+        plan = positions.plan_fields(position)
+        if own["marriages"]["declaration"] == "automatic":  # a marriage is declared by playing the king or queen
+            plan["plans"] = [[[when, action.removesuffix(" marriage")] for when, action in seat] for seat in plan["plans"]]
         return {**entry, **({"match": match} if match else {}), "dealer": position.dealer,
-                "hands": [list(hand) for hand in position.hands], "talon": list(position.talon),
-                "position": positions.plan_fields(position)}
+                "hands": [list(hand) for hand in position.hands], "talon": list(position.talon), "position": plan}
     if rng.random() < 0.6:
         state = fuzz.random_match_state(rng, rules)
         match = {key: value for key, value in state.items() if value != DEFAULT_MATCH_STATE.get(key)}
@@ -221,6 +224,29 @@ def giving_up_at(entry: dict[str, Any], count: int, rules: Mapping[str, Any]) ->
     match = {**entry.get("match", {}), "give_ups": [before] * 3}
     return {**{key: value for key, value in entry.items() if key not in ("match", "position")}, "match": match,
             "give_up": 0.9}
+
+
+def shared_finish(ask: Ask, entry: dict[str, Any], own: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
+    """The entry's deal played from zero, then started again from scores where the two
+    defenders who gained the most land on the same score at or past the target (the
+    declarer elsewhere): a shared finish the declarer is not part of. None when the
+    defenders' gains cannot get them there from below the barrel (or the target)."""
+    bare = {key: value for key, value in entry.items() if key != "match"}
+    try:
+        expect = generate.record_entry(ask, bare, own, 0)["deals"][0]["expect"]
+    except generate.GenerationError:
+        return None
+    deltas, declarer = (expect.get("deal_result") or {}).get("deltas"), expect.get("declarer")
+    if not isinstance(deltas, list) or not isinstance(declarer, int):
+        return None
+    rules = own["rules"]
+    ceiling = rules["barrel"]["threshold"] if rules["barrel"]["enabled"] else rules["match_end"]["target"]
+    finish = rules["match_end"]["target"] + 5 * rng.randint(0, 3)
+    scores = [finish - delta for delta in deltas]
+    scores[declarer] = 5 * rng.randint(0, (ceiling - 5) // 5 - 30)
+    if any(score >= ceiling or score < 0 for score in scores):
+        return None
+    return {**bare, "match": {"scores": scores}}
 
 
 def four_marriages(rng: random.Random, rules: dict[str, Any]) -> dict[str, Any]:
@@ -309,6 +335,8 @@ def search(profile: str, counts: dict[str, set[str]], taken: set[str], budget: i
         counted = pick.split(" ", 1)[1].partition("=")
         if counted[0].startswith("giving_up.") and counted[2].isdigit() and draw.random() < 0.5:
             entry = giving_up_at(entry, int(counted[2]), own["rules"])  # the give-up a count names, by anyone
+        if counted[0] == "match_end.tie_break" and draw.random() < 0.9:
+            entry = shared_finish(ask, entry, own, draw) or entry
         if not plausible(entry.get("match"), own["rules"]):
             continue
         try:
