@@ -321,7 +321,8 @@ def search(profile: str, counts: dict[str, set[str]], taken: set[str], budget: i
     ``SITUATIONS`` in a new situation (``counts`` grows with them); at most ``budget`` tried."""
     own = own_document(profile)
     documents = {label(profile, knob, value): document for knob, value, document in changed_rules(profile)}
-    short = {key for key, deals in counts.items() if len(deals) < SITUATIONS}
+    equivalent = {item.label for item in variants.load_equivalents()}  # no deal can show them: not searched
+    short = {key for key, deals in counts.items() if len(deals) < SITUATIONS and key not in equivalent}
     kept: list[Candidate] = []
     for attempt in range(start, start + budget):
         if not short:
