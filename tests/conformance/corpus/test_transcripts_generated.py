@@ -59,3 +59,17 @@ def test_nothing_is_generated_from_an_implementation_that_fails_hand_written_cas
     code = main(["--per-profile", "1", "--profile", "classic", "--out", str(tmp_path), "--", *broken])
     assert code == 1
     assert not list(tmp_path.rglob("*.yaml"))
+
+
+@pytest.mark.slow
+def test_the_targeted_transcripts_are_up_to_date() -> None:
+    """Every targeted deal of conformance/oracle/targeted.yaml, played again through the
+    reference as a subprocess, is its file (knobs aside), and no other targeted file is left
+    (``python -m conformance.oracle.generate --check`` checks the seeded ones as well)."""
+    from conformance.corpus.transcripts import GENERATED_DIR
+
+    targeted = generate.load_targeted()
+    names = sorted({entry["profile"] for entry in targeted} | {path.parent.name for path in GENERATED_DIR.rglob("targeted-*.yaml")})
+    files = generate.generate(names, 0, runner.REFERENCE_COMMAND, 30.0, targeted)
+    assert len(files) == len(targeted)
+    assert generate.check(files, GENERATED_DIR, names) == 0

@@ -16,37 +16,38 @@ Each option (``name+option``) is held to the same for the knobs it sets: every o
 of them plays differently on some case of the option.
 
 Every gap is either closed by a case or listed in spec/equivalent-values.yaml with the
-reason no deal can show it. Thin spots (``THIN_SPOTS``): rule sets a house may play side by side
-with a neighbour one value away, which the corpus once told apart by one or two cases only, are
-held to three cases of different deals each (a case replaying another's cards under other
-scores is the same deal). Knobs that are inert under a profile (``x-applies-when``: bolts knobs where bolts are
-off) are out of scope: no deal of that profile can show them. Cost: the 6 profiles with
-about 1,000 values and the options with about 130, one record per case and value until
-the first difference (cases whose ``knobs`` name the knob are tried first), in-process.
+reason no deal can show it. A value told apart by one case only hides behind any other
+difference an engine shows in that case, so under a bundled profile every applicable value is
+held to three cases of different deals (``SITUATIONS``; a case replaying another's cards under
+other scores is the same deal), or listed in ``FEW_SITUATIONS`` with the reason; the test prints
+the counts per profile (values with 0, 1, 2 and 3+ deals). The targeted generated transcripts
+(``conformance/oracle/targeted.yaml``, found by ``python tools/situations.py --search``) are
+there for these counts. Thin spots (``THIN_SPOTS``): rule sets a house may play side by side
+with a neighbour one value away, held to three deals each too. Knobs that are inert under a
+profile (``x-applies-when``: bolts knobs where bolts are off) are out of scope: no deal of that
+profile can show them; the count test prints them with the knob that makes them inert. Cost:
+the 6 profiles with about 900 values, one record per case and value until the third deal
+that differs (cases whose ``knobs`` name the knob are tried first), and the options with
+about 130 until the first, in-process.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 import pytest
 from tools.case_knobs import in_process
+from tools.situations import (PROFILES, SITUATIONS, changed, changed_rules, count_situations, differs, label, record,
+                              situation, tally)
 
 import variants
-from conformance.oracle import fit
-from conformance.harness.runner import DEFAULT_MATCH_STATE
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
-from variants.checks import CONSISTENCY_CHECKS
 
-PROFILES = ("gambler-club", "repino-2013", "polish", "polish-tournament", "skill-games", "classic")
 OPTIONS = tuple(name for name in variants.all_names() if "+" in name)
 
 # "profile knob=value" (the value in JSON) -> why no deal of that profile can show it.
 ALLOWED: dict[str, str] = {item.label: item.reason for item in variants.load_equivalents()}
-
-Step = tuple[Any, ...]
 
 
 @functools.cache
@@ -58,52 +59,20 @@ def cases_of(profile: str) -> list[Transcript]:
     return [case for case in corpus() if profile in case.profiles]
 
 
-def record(ask: Any, profile: str, document: Mapping[str, Any], case: Transcript) -> Iterator[Step]:
-    """What the reference shows on the case's actions under ``document``, step by step; it
-    ends after the first action whose acceptance differs from the transcript's."""
-    reply = ask("match", profile=profile, document=document, state={**DEFAULT_MATCH_STATE, **(case.match or {})})
-    yield ("match", reply.get("ok"))
-    for deal in case.deals:
-        reply = ask("deal", dealer=deal["dealer"], hands=deal["hands"], talon=deal["talon"])
-        yield ("deal", reply.get("ok"), reply.get("events"), ask("state").get("state"))
-        for step in deal["steps"]:
-            legal = ask("legal").get("actions")
-            reply = ask("apply", action=step["action"])
-            accepted = reply.get("ok") is True
-            yield (sorted(legal) if isinstance(legal, list) else legal, accepted, reply.get("events"),
-                   reply.get("refusal", {}).get("reason"), ask("state").get("state"))
-            if accepted == ("refused" in step):
-                return  # the game has left the transcript's path
-
-
-def differs(ask: Any, profile: str, base: list[Step], document: Mapping[str, Any], case: Transcript) -> bool:
-    count = 0
-    for count, step in enumerate(record(ask, profile, document, case), 1):
-        if count > len(base) or step != base[count - 1]:
-            return True
-    return count != len(base)
-
-
-def changed_rules(profile: str) -> list[tuple[str, Any, dict[str, Any]]]:
-    """``(knob, value, document)`` for every single value worth trying under the profile."""
-    resolved = variants.resolve(profile)
-    document = {key: value for key, value in resolved.to_document().items() if key != "provenance"}
-    rules = document["rules"]
-    found = []
-    for knob in fit.applying_knobs(resolved, variants.thaw(resolved.rules)):
-        section, _, name = knob.partition(".")
-        for value in fit.knob_domain(knob, rules[section][name]):
-            changed = {**rules, section: {**rules[section], name: value}}
-            if any(check(changed) is not None for check in CONSISTENCY_CHECKS):
-                continue  # no valid profile has it: it proves nothing
-            found.append((knob, value, {**document, "rules": changed}))
-    return found
+@functools.cache
+def situations(profile: str) -> dict[str, frozenset[str]]:
+    """Every applicable value of a bundled profile (by its label) -> the deals, at most
+    SITUATIONS, that tell it apart (``tools.situations.count_situations``)."""
+    counts = count_situations(profile, cases_of(profile), SITUATIONS, in_process())
+    return {key: frozenset(deals) for key, deals in counts.items()}
 
 
 @functools.cache
-def gaps(profile: str) -> tuple[tuple[str, Any], ...]:
+def gaps(profile: str) -> tuple[str, ...]:
     """The values of the profile no case tells apart from its own; for an option
     (``name+option``), only the values of the knobs the option sets."""
+    if profile in PROFILES:
+        return tuple(name for name, deals in situations(profile).items() if not deals)
     ask = in_process()
     resolved = variants.resolve(profile)
     own = {key: value for key, value in resolved.to_document().items() if key != "provenance"}
@@ -116,26 +85,58 @@ def gaps(profile: str) -> tuple[tuple[str, Any], ...]:
             continue
         ordered = sorted(cases, key=lambda case: knob not in case.knobs)  # the likely ones first
         if not any(differs(ask, profile, base[case.id], document, case) for case in ordered):
-            found.append((knob, value))
+            found.append(label(profile, knob, value))
     return tuple(found)
-
-
-def label(profile: str, knob: str, value: Any) -> str:
-    return f"{profile} {knob}={json.dumps(value, sort_keys=True)}"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_value_that_applies_is_told_apart(profile: str) -> None:
-    missing = [name for name in (label(profile, *gap) for gap in gaps(profile)) if name not in ALLOWED]
+    missing = [name for name in gaps(profile) if name not in ALLOWED]
     assert not missing, "no case plays differently under " + "; ".join(missing)
+
+
+# "profile knob=value" -> why fewer than SITUATIONS deals of the profile tell the value apart
+# (at least one does). Each is a position a random search did not reach again within its budget.
+FEW_SITUATIONS: dict[str, str] = {
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", PROFILES)
+def test_every_value_that_applies_is_told_apart_by_three_situations(profile: str) -> None:
+    """Each applicable value is told apart by SITUATIONS deals of different cards, or is listed:
+    in spec/equivalent-values.yaml (no deal can show it) or FEW_SITUATIONS (with the reason).
+    Prints the counts, and the knobs inert under the profile with the knob that makes them so."""
+    counts = situations(profile)
+    figures = tally(counts, SITUATIONS)
+    print(f"\n{profile}: {len(counts)} applicable values; deals telling each apart: "
+          + ", ".join(f"{n}{'+' if n == SITUATIONS else ''}: {c}" for n, c in figures.items()))
+    for name, deals in counts.items():
+        if len(deals) < SITUATIONS:
+            print(f"  {len(deals)}  {name}  ({ALLOWED.get(name) or FEW_SITUATIONS.get(name) or 'not listed'})")
+    for knob, reason in variants.inert_knobs(variants.resolve(profile)).items():
+        print(f"  inert  {profile} {knob}: {reason}")
+    short = [f"{name} ({len(deals)})" for name, deals in counts.items()
+             if len(deals) < SITUATIONS and name not in ALLOWED and name not in FEW_SITUATIONS]
+    assert not short, f"fewer than {SITUATIONS} deals tell apart: " + "; ".join(short)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", PROFILES)
+def test_few_situations_lists_only_short_values(profile: str) -> None:
+    """A value listed in FEW_SITUATIONS that now has SITUATIONS deals, or none, is taken off."""
+    counts = situations(profile)
+    stale = [name for name in FEW_SITUATIONS if name.startswith(profile + " ")
+             and not 0 < len(counts.get(name, ())) < SITUATIONS]
+    assert not stale, "listed as told apart by few deals, but: " + "; ".join(stale)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("option", OPTIONS)
 def test_every_value_of_an_option_is_told_apart(option: str) -> None:
     """The knobs an option sets: each other value plays differently on some case of the option."""
-    missing = [name for name in (label(option, *gap) for gap in gaps(option)) if name not in ALLOWED]
+    missing = [name for name in gaps(option) if name not in ALLOWED]
     assert not missing, "no case plays differently under " + "; ".join(missing)
 
 
@@ -143,7 +144,7 @@ def test_every_value_of_an_option_is_told_apart(option: str) -> None:
 @pytest.mark.parametrize("profile", PROFILES + OPTIONS)
 def test_the_allow_list_holds_only_gaps(profile: str) -> None:
     """An allowed value some case now tells apart is taken off the list."""
-    found = {label(profile, *gap) for gap in gaps(profile)}
+    found = set(gaps(profile))
     stale = [name for name in ALLOWED if name.startswith(profile + " ") and name not in found]
     assert not stale, "allowed but told apart: " + "; ".join(stale)
 
@@ -153,7 +154,6 @@ def test_the_allow_list_holds_only_gaps(profile: str) -> None:
 # that case: fit then misses it. Rule sets a house may play, each against a neighbour one
 # value away, are held to SITUATIONS cases of different deals (a case replaying another's
 # deal under other scores is the same situation): (profile, the house's changes, knob, value).
-SITUATIONS = 3
 THIN_SPOTS: tuple[tuple[str, dict[str, Any], str, Any], ...] = (
     ("polish", {"defender_lock.enabled": False}, "match_end.defenders_can_win", True),
     ("polish", {}, "play.must_overtrump", False),
@@ -165,14 +165,6 @@ THIN_SPOTS: tuple[tuple[str, dict[str, Any], str, Any], ...] = (
 )
 
 
-def changed(document: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str, Any]:
-    rules = {section: dict(knobs) for section, knobs in document["rules"].items()}
-    for knob, value in changes.items():
-        section, _, name = knob.partition(".")
-        rules[section][name] = value
-    return {**document, "rules": rules}
-
-
 def situations_telling_apart(profile: str, house: Mapping[str, Any], knob: str, value: Any) -> set[str]:
     """The deals (by their cards) of the profile's cases whose record differs between the
     house's rules and the same with ``knob`` set to ``value``."""
@@ -182,7 +174,7 @@ def situations_telling_apart(profile: str, house: Mapping[str, Any], knob: str, 
     other = changed(base, {knob: value})
     found = set()
     for case in cases_of(profile):
-        deal = json.dumps([[item["hands"], item["talon"]] for item in case.deals], sort_keys=True)
+        deal = situation(case)
         if deal in found:
             continue
         if differs(ask, profile, list(record(ask, profile, base, case)), other, case):
