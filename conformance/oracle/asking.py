@@ -169,6 +169,7 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         alternatives += [(knob, [back, other]) for other in others]
     for knob, values in {**hidden(fitter, result, policy), **unpinned(fitter, result, policy)}.items():
         alternatives += [(knob, [Change(knob, value)]) for value in values]
+    alternatives = _each_knob_first(alternatives)
     started, hidden_by_others = time.monotonic(), set()
     asked_knobs = {knob for knob, _ in alternatives}
     for number, (knob, changes) in enumerate(_then_unpinned(alternatives, lambda: rules, asked_knobs, fitter, result,
@@ -192,6 +193,19 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
     return rules, found
+
+
+def _each_knob_first(alternatives: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:
+    """The alternatives in rounds: every knob's first before any knob's second, each knob's own
+    in their order (a number's grid nearest first). ``Policy.seconds`` bounds asking, and twelve
+    grid values of one line must not spend it before another knob is asked at all (1k's lock
+    from 880 took the time that its uncapped defenders needed)."""
+    seen: dict[str, int] = {}
+    rounds = []
+    for index, (knob, changes) in enumerate(alternatives):
+        seen[knob] = seen.get(knob, -1) + 1
+        rounds.append((seen[knob], index, (knob, changes)))
+    return [item for _round, _index, item in sorted(rounds, key=lambda r: (r[0], r[1]))]
 
 
 def _then_unpinned(alternatives: list[tuple[str, list[Any]]], rules_now: Callable[[], Rules], asked: set[str],
