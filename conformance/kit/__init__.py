@@ -23,11 +23,9 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, TextIO
 
-from spec.vocabulary import ENDED, Phase
+from spec.vocabulary import DECK, ENDED, RANKS, SUITS, Phase
 
-RANKS = ("A", "10", "K", "Q", "J", "9")
-SUITS = ("S", "C", "D", "H")
-CARDS = tuple(rank + suit for suit in SUITS for rank in RANKS)  # the state's sort order
+CARDS = DECK  # the state's sort order
 ACTION = re.compile(r"bid (0|[1-9][0-9]*)|pass|give (\S+) (\S+)|contract (0|[1-9][0-9]*)|give_up|"
                     r"play (\S+)( marriage| aces)?|redeal|no_redeal")
 MALFORMED = ("malformed_action", "unknown_card")
