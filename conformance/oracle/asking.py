@@ -18,6 +18,7 @@ the search uses; nothing here reads numbers or guesses values.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -272,6 +273,10 @@ def unpinned(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict
         for knob in fitter.by_id[case_id].knobs:
             if knob in applying and knob not in told:
                 deciding.setdefault(knob, []).append(case_id)
+    # only where a record was cut short: a knob whose every case the implementation played to
+    # its end is pinned there, or its values play alike on those cases (spec/equivalent-values.yaml)
+    cut = {case_id for case_id, record in fitter.impl_records.items() if record.ended != "complete"}
+    deciding = {knob: case_ids for knob, case_ids in deciding.items() if cut.intersection(case_ids)}
     # a knob inert under the profile that the fitted values make apply (no cap on defenders
     # lets one reach the target, where ``defenders_can_win`` decides): no case of the profile
     # names it, so nothing the implementation showed can pin it
@@ -279,12 +284,16 @@ def unpinned(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict
     for knob in applying:
         if knob not in profile_applying and knob not in told:
             deciding.setdefault(knob, [])
+    # values that play as the profile's own on every deal (spec/equivalent-values.yaml) need no question
+    alike = {(e.knob, json.dumps(e.value)) for e in variants.load_equivalents() if e.profile == fitter.profile.profile}
     found: dict[str, list[Any]] = {}
     for knob, case_ids in deciding.items():
         if len(found) >= policy.unpinned_knobs:
             break
         now = fitter.weigh(result.rules, case_ids)
         for value in knob_domain(knob, _value_in(result.rules, knob)):
+            if (knob, json.dumps(value)) in alike:
+                continue
             other = set_knob(result.rules, [Change(knob, value)])
             if fitter.consistent(other) and all(e.missed == now[c].missed for c, e in fitter.weigh(other, case_ids).items()):
                 found.setdefault(knob, []).append(value)
