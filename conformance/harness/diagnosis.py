@@ -240,7 +240,8 @@ def first_field(kind: str, fields: Iterable[str]) -> str:
     or not (card points counted wrong change the deltas in one deal and not in the next, where
     rounding swallows them: both are ``deal_scored differs in points``)."""
     order = _event_fields().get(kind, ())
-    return min(fields, key=lambda name: (order.index(name) if name in order else len(order), name))
+    # no field at all where two events differ only as wholes (the values compare equal field by field)
+    return min(fields, key=lambda name: (order.index(name) if name in order else len(order), name), default="")
 
 
 def event_finding(phase: str, wanted: Mapping[str, Any], actual: Sequence[Any], same: Any) -> Finding:
