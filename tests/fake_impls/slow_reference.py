@@ -7,30 +7,26 @@ does on a loaded machine: slower than a short ``--timeout``, never wrong.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from reference_impl.server import Server  # noqa: E402
+from tests.fake_impls.reference_loop import commands, serve  # noqa: E402
 
 SLOW = {"deal", "playout"}
 
 
 def main() -> None:
     seconds = float(sys.argv[1])
-    server = Server()
-    for line in sys.stdin.buffer:
-        request = json.loads(line)
-        inner = request.get("requests") if request.get("cmd") == "batch" else [request]
-        if any(isinstance(one, dict) and one.get("cmd") in SLOW for one in inner or []):
+
+    def before(request: dict[str, Any]) -> None:
+        if SLOW.intersection(commands(request)):
             time.sleep(seconds)
-        sys.stdout.write(json.dumps(server.handle_line(line), separators=(",", ":")) + "\n")
-        sys.stdout.flush()
-        if server.stopped:
-            break
+
+    serve(before)
 
 
 if __name__ == "__main__":
