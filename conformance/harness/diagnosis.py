@@ -11,13 +11,14 @@ from ``spec/diagnosis.yaml``, expanded through the profile schema's rule section
 from __future__ import annotations
 
 import functools
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 from conformance.harness.findings import Finding, Observed, broken_signature
-from spec import SPEC_DIR
+from spec import PROTOCOL_SCHEMA_DIR, SPEC_DIR
 from spec.vocabulary import RANKS, Phase
 from variants.loader import read_document
 from variants.schema import rule_sections
@@ -225,10 +226,6 @@ def event_label(event: Any) -> str:
 def _event_fields() -> dict[str, tuple[str, ...]]:
     """Each event type's fields in the order spec/schema/protocol/common.json requires them,
     which is the order they are derived in (``deal_scored``: points, then deltas, then scores)."""
-    import json
-
-    from spec import PROTOCOL_SCHEMA_DIR
-
     event = json.loads((PROTOCOL_SCHEMA_DIR / "common.json").read_text(encoding="utf-8"))["$defs"]["event"]
     return {branch["if"]["properties"]["type"]["const"]: tuple(branch["then"].get("required", ()))
             for branch in event.get("allOf", ()) if "const" in branch.get("if", {}).get("properties", {}).get("type", {})}
