@@ -115,7 +115,7 @@ def question(profile: str, document: dict[str, Any], fitted_text: str, other_tex
         command = [*REFERENCE_COMMAND, "--rules", str(other)]
         # proven as any fuzz finding, by the reference under the rules kept so far (``rules``)
         outcome = fuzz.fuzz(command, profile, fitted_document, deals=policy.deals, seed=seed,
-                            timeout=policy.timeout, save_to=folder, rules=str(fitted))
+                            timeout=policy.timeout, save_to=folder, rules=str(fitted), explain=False)
     return outcome.saved if outcome.findings and outcome.saved is not None else None
 
 

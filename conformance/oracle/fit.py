@@ -77,6 +77,12 @@ PAIR_SWITCHES = 6
 PAIR_BUDGET = 40
 PAIR_CASES = 8
 PAIR_CAUSES = 4  # causes so checked, the largest first
+# A finding fuzz proved is tried against every value of every knob, then each value that
+# alone came nearer (fewer observations missed) with every other: so many nearer values paired at
+# most, and so many rule sets in all (a one-deal transcript replays in hundredths of a second,
+# and a score finding has fifty deciding knobs of a few values each)
+EXPLAIN_NEARER = 4
+EXPLAIN_BUDGET = 1500
 
 
 @dataclass(frozen=True)
@@ -212,9 +218,14 @@ class PhasePart:
 
 class Fitter:
     def __init__(self, profile_name: str, cases: Sequence[Transcript], implementation: Sequence[str],
-                 jobs: int = 1, timeout: float = 10.0, progress: Callable[[str], None] | None = None) -> None:
+                 jobs: int = 1, timeout: float = 10.0, progress: Callable[[str], None] | None = None,
+                 resolved: variants.ResolvedProfile | None = None, fallbacks: Sequence[str] = ()) -> None:
+        """``resolved``: the rules ``profile_name`` stands for when it is not a bundled name (a
+        house file fuzz was given); ``fallbacks``: what a match names when the implementation's
+        declared list lacks ``profile_name``."""
         self.profile_name = profile_name
-        self.profile = variants.resolve(profile_name)
+        self.profile = resolved or variants.resolve(profile_name)
+        self.fallbacks = tuple(fallbacks)
         self.document = self.profile.to_document()  # what a replay sends, its rules replaced by the candidate's
         self._profile_rules: Rules = variants.thaw(self.profile.rules)  # the profile's own values, only read
         self.cases = list(cases)
@@ -277,7 +288,7 @@ class Fitter:
         self._keep_shown(records)
 
     def _observed(self, cases: Sequence[Transcript]) -> list[observe.CaseRecord]:
-        pool = observe.Pool(self.implementation, self.jobs, self.timeout)
+        pool = observe.Pool(self.implementation, self.jobs, self.timeout, fallbacks=self.fallbacks)
         document = self.profile.to_document()
         done = [0]
 
@@ -764,6 +775,7 @@ class Fitter:
         return found
 
     pairs_tried = 0  # rule sets the last ``paired`` tried
+    explain_spent = False  # the last ``explaining`` stopped at its budget
 
     def paired(self, rules: Rules, cause: RootCause) -> tuple[tuple[Change, ...], int] | None:
         """One switch of a cause's knobs, or two changed together, that set its cases right where
@@ -794,6 +806,53 @@ class Fitter:
             shown = {f.signature for e in after.values() for f in observe.findings(e.differing)}
             if missed < before and shown <= allowed:
                 return changes, before - missed
+        return None
+
+    def explaining(self, rules: Rules, case_ids: Sequence[str], elsewhere: Sequence[Transcript]) -> tuple[Change, ...] | None:
+        """A value of one knob, or values of two, under which the reference plays ``case_ids``
+        exactly as the implementation did (no observation missed) and misses none of its
+        observations that ``rules`` play right over the ``elsewhere`` cases that exercise the
+        changed knobs (a trade, hearts' marriage right and diamonds' now wrong, is no rule); None when none does within EXPLAIN_BUDGET rule sets. One deal is thin evidence:
+        a declarer refused a give-up on it is also what "no give-ups at all" plays, which the
+        cases of the give-up knobs contradict. Each value alone first, then each of the
+        EXPLAIN_NEARER values that alone missed fewest (and fewer than ``rules``) with every
+        other value: a rule that two knobs write (no cap on a defender, and a defender who may
+        then win) comes nearer by its first knob alone."""
+        def missed(changes: tuple[Change, ...], ids: Sequence[str]) -> int:
+            return sum(len(e.missed) for e in self.weigh(set_knob(rules, changes), ids).values())
+
+        def holds(changes: tuple[Change, ...]) -> bool:
+            moved = {c.knob for c in changes}
+            chosen = [case for case in elsewhere if moved & set(case.knobs)]
+            self.add_cases(chosen)  # the implementation observed on them once, when first needed
+            ids = [case.id for case in chosen]
+            now, then = self.weigh(set_knob(rules, changes), ids), self.weigh(rules, ids)
+            return all(now[c].missed <= then[c].missed for c in ids)
+
+        before = missed((), case_ids)
+        singles = [(Change(k, v),) for k in sorted(self.knobs) for v in self._others(k, rules)]
+        self.explain_spent = False
+        budget = iter(range(EXPLAIN_BUDGET))
+        nearer: list[tuple[int, tuple[Change, ...]]] = []
+        for single in singles:
+            for changes in self.made_consistent(rules, single):
+                if next(budget, None) is None:
+                    self.explain_spent = True
+                    return None
+                now = missed(changes, case_ids)
+                if now == 0 and holds(changes):
+                    return changes
+                if 0 < now < before:
+                    nearer.append((now, changes))
+        for _now, first in sorted(nearer, key=lambda item: item[0])[:EXPLAIN_NEARER]:
+            moved = {c.knob for c in first}
+            for single in (s for s in singles if s[0].knob not in moved):
+                for changes in self.made_consistent(rules, (*first, *single)):
+                    if next(budget, None) is None:
+                        self.explain_spent = True
+                        return None
+                    if missed(changes, case_ids) == 0 and holds(changes):
+                        return changes
         return None
 
     def _switch(self, knob: str, rules: Rules) -> bool:

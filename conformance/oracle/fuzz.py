@@ -37,6 +37,8 @@ from typing import Any, Callable, Iterator, Sequence, TypeVar
 
 import yaml
 
+import variants
+
 from spec.vocabulary import DECK, ENDED, RANKS, SUITS, ExitCode, Phase
 from conformance.harness import findings, outputs, process, reports, runner
 from conformance.harness.findings import Finding, Observed
@@ -44,12 +46,12 @@ from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
-from conformance.oracle.fit import command_of, resolved_option
+from conformance.oracle.fit import Fitter, command_of, resolved_option
 from conformance.harness.session import Declarations, Skipped
 from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
 from conformance.harness.session import short as _short
-from conformance.corpus.transcripts import TranscriptError, load
+from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, TranscriptError, discover, load
 
 MAX_STEPS = 120  # far above a real deal; an engine that never ends a deal diverges long before
 PLAYOUT = "playout"  # the reference's extension: a deal's actions chosen and played in one request
@@ -116,6 +118,8 @@ class NewCause:
     proof: str = ""
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
     best: Counterexample | None = None  # while it is shrunk: the smallest divergence so far
+    explained: str = ""  # the knob values that play its transcript as the implementation did ("": none)
+    explain_spent: bool = False  # the search for them stopped at its budget
     saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
     @property
@@ -1219,7 +1223,7 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
          reference: Sequence[str] = REFERENCE_COMMAND, progress: Callable[[str], None] | None = None,
          max_findings: int | None = 1, known: findings.Known | None = None,
          fallbacks: Sequence[str] = (), outcome: Outcome | None = None, rules: str | None = None,
-         as_profile: str | None = None) -> Outcome:
+         as_profile: str | None = None, explain: bool = True) -> Outcome:
     """Random trials until exactly ``deals`` deals are played or ``max_findings`` findings are
     made (None: no limit). A divergence ends its trial; its signature is a new cause (shrunk,
     then proven: its transcript replayed as ``thousand verify`` replays it, see ``prove``, and
@@ -1228,14 +1232,15 @@ def fuzz(implementation: Sequence[str], profile: str, document: dict[str, Any], 
     play goes on with the actions both sides offer). ``rules``: the house file ``profile``
     was resolved from (the printed command names it). ``fallbacks``: what a match names when
     the implementation's declared list lacks ``profile``. ``outcome``, when given, is filled
-    as the run goes (what an interruption can still tell)."""
+    as the run goes (what an interruption can still tell). ``explain``: each proven finding is
+    also tried under other knob values (``Proof.explained``)."""
     started = time.monotonic()
     outcome = outcome if outcome is not None else Outcome()
     pairs = [Pair(implementation, reference, timeout, fallbacks) for _ in range(max(1, jobs))]
     tell = progress or (lambda text: None)
     tolerate = _tolerating(known) if known is not None else None
     lanes: dict[int, Lookahead] = {}  # by pair: the reference playing its trials ahead (playout, nothing tolerated)
-    proof = Proof(implementation, reference, profile, document, rules, as_profile, timeout, seed)
+    proof = Proof(implementation, reference, profile, document, rules, as_profile, timeout, seed, explain)
     try:
         trial = 0
         while outcome.deals_played < deals and (max_findings is None or len(outcome.findings) < max_findings):
@@ -1385,6 +1390,7 @@ class Proof:
     as_profile: str | None
     timeout: float
     seed: str
+    explain: bool = True  # asking's questions are findings of a reference under other rules: nothing to explain
 
     def why_not(self, folder: Path) -> str:
         """Why the transcripts below ``folder`` do not prove a finding; "" when they do."""
@@ -1402,6 +1408,24 @@ class Proof:
             said = ", ".join(sorted({r.outcome for r in mine})) or "no case ran"
             return f"its transcript does not fail against the implementation ({said})"
         return ""
+
+    def explained(self, folder: Path) -> tuple[str, bool]:
+        """The knob values (one or two) under which the reference, with the rules fuzz was
+        given, plays the proven transcript below ``folder`` exactly as the implementation did,
+        and which the corpus's cases of those knobs do not contradict (``Fitter.explaining``):
+        a rule those rules do not hold rather than a bug ("" when none does), and whether the
+        search stopped at its budget."""
+        resolved = variants.resolve(self.rules) if self.rules else variants.resolve(self.profile)
+        found = [c for c in discover([folder]) if isinstance(c, Transcript)]
+        corpus = house.applicable(list(discover([CASES_DIR, GENERATED_DIR])), house.rules_family(resolved))
+        fitter = Fitter(self.profile, found, self.implementation, timeout=self.timeout, resolved=resolved,
+                        fallbacks=house.fallbacks(self.rules, self.as_profile))
+        try:
+            fitter.observe_implementation()
+            changes = fitter.explaining(variants.thaw(resolved.rules), [c.id for c in found], corpus)
+        finally:
+            fitter.close()
+        return (", ".join(change.text() for change in changes) if changes else ""), fitter.explain_spent
 
 
 def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
@@ -1425,6 +1449,8 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
             with tempfile.TemporaryDirectory(prefix="thousand-fuzz-") as scratch:
                 save(data, Path(scratch))
                 found.proof = proof.why_not(Path(scratch))
+                if not found.proof and proof.explain:
+                    found.explained, found.explain_spent = proof.explained(Path(scratch))
         if found.proof:
             found.unsaved = "not reproducible"
             if saved is not None:
@@ -1622,7 +1648,9 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
     cause, its finding as the case's mismatch), which ``--known`` of verify, fit and fuzz
     reads; the problem when it cannot be written."""
     found = [runner.Result(f"{base_name(profile)}/fuzz-{_slug(seed)}-{cause.trial}", f"fuzz --seed {seed}, trial {cause.trial}",
-                    profile, "fail", cause.finding.message or cause.signature, findings=[cause.finding])
+                    profile, "fail", (cause.finding.message or cause.signature)
+                    + (f"; played as the implementation does with {cause.explained}" if cause.explained else ""),
+                    findings=[cause.finding])
              for cause in outcome.findings]
     verdict = reports.judge(found, None, [r.case_id for r in found])
     info = reports.RunInfo(list(command), [profile], exit_code=exit_code(outcome),
@@ -1665,6 +1693,20 @@ def skip_lines(outcome: Outcome) -> list[str]:
     return lines
 
 
+def _explanation(found: NewCause) -> list[str]:
+    """What other knob values say of a proven finding (``Proof.explained``)."""
+    if found.explained:
+        return [f"     a rule, not a bug: with {found.explained} the reference plays its transcript as the implementation "
+                "does, and no case of those knobs contradicts it (rules the ones given do not hold: fit again, or "
+                "write them in the rules file)"]
+    if found.explain_spent:
+        return ["     other knob values: the search stopped at its budget before finding any that plays it"]
+    if found.proof or failed(found.divergence) or not found.shrunk:
+        return []
+    return ["     none of the knob values tried (each alone, and pairs built on those that came nearer) plays it: a bug, "
+            "or a rule no knob writes"]
+
+
 def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
     """The hunt in a few lines: each finding with its count, the deal it was first seen in and its transcript."""
     rate = outcome.deals_played / max(outcome.seconds, 1e-9)
@@ -1690,6 +1732,7 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
             lines.append(f"     reference {_short(signed.expected, 150)}, implementation {_short(signed.actual, 150)}")
         if found.knobs:
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
+        lines += _explanation(found)
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
         lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.place} (not saved: {found.unsaved})")

@@ -107,6 +107,30 @@ def test_the_known_rule_is_passed_over_and_the_bug_sharing_its_knobs_is_found_an
     assert again == 0, capsys.readouterr().out
 
 
+def test_a_finding_a_knob_value_plays_is_named_a_rule_and_a_bug_no_value_plays_is_not(
+        table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two engines that add 10 points for the last trick, against rules with no such bonus: the
+    reference under ``play.last_trick_bonus: 10`` (a rule the rules given do not hold: the 1k
+    engine's uncapped defender was such a finding, and read as a bug) and the mutant that adds
+    them with no ``bonus`` event (no knob writes that). Both findings are proven as ever; only
+    the first is named a rule, with the value that plays it. The mutant's marriage values of
+    hearts and diamonds swapped are not a rule either: a table valuing both at 80 plays its
+    deal, but breaks the diamonds of the cases of marriage values, which the rules given play."""
+    bonus = tmp_path / "bonus.yaml"
+    bonus.write_text(TABLE_300.format(name="bonus") + "  play:\n    last_trick_bonus: {value: 10, ruling: 'The double "
+                     "adds 10 points to the winner of the last trick.'}\n", encoding="utf-8")
+    runs = {}
+    for name, command in (("rule", [*REFERENCE_COMMAND, "--rules", str(bonus)]), ("bug", engine(table, KNOWN, BUG))):
+        code = main(["fuzz", "--rules", str(table), "--deals", "40", "--seed", "1", "--max-findings", "2", "--", *command])
+        runs[name] = capsys.readouterr().out
+        assert code == 1, runs[name]
+    entries = {name: re.split(r"\n  [0-9]+\. ", out)[1:] for name, out in runs.items()}
+    assert entries["rule"] and all("a rule, not a bug: with play.last_trick_bonus: 10 the reference plays its transcript"
+                                   in entry for entry in entries["rule"]), runs["rule"]
+    assert len(entries["bug"]) == 2 and all("a rule, not a bug" not in entry and "none of the knob values tried" in entry
+                                            for entry in entries["bug"]), runs["bug"]
+
+
 def test_a_finding_whose_transcript_does_not_reproduce_is_told_apart_and_never_saved(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An engine that goes wrong from its second match on: fuzz sees it diverge on its
