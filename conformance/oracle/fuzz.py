@@ -1451,6 +1451,10 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                 found.proof = proof.why_not(Path(scratch))
                 if not found.proof and proof.explain:
                     found.explained, found.explain_spent = proof.explained(Path(scratch))
+        if found.explained and save_to is not None and saved is not None:  # the file says what it is, as the summary does
+            data["description"] += (f" A rule, not a bug: with {found.explained} the reference plays it as the "
+                                    "implementation did.")
+            saved = save(data, save_to)
         if found.proof:
             found.unsaved = "not reproducible"
             if saved is not None:
