@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 import variants
 from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
 from conformance.corpus.transcripts import Transcript, TranscriptError, load
+from conformance.harness import findings
+from conformance.oracle import residual
 from conformance.harness.runner import REFERENCE_COMMAND
 
 if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
@@ -66,6 +68,10 @@ class Policy:
     # question that finds nothing costs its ``deals``, and an engine cut short everywhere (a
     # redeal rule of its own, a skipped phase) leaves most knobs unpinned
     unpinned_knobs: int = 12
+    # deals of the implementation's own play under the fitted rules searched for a question
+    # where the references, playing each other, met none: 1k's uncapped defender shows about
+    # once in a hundred deals (a defender under the lock who scores past the cap)
+    hunt_deals: int = 400
     # seconds asking may take in all before the alternatives left are reported as not asked: a
     # question costs one to ten seconds, and the search itself takes about a minute on a corpus
     seconds: float = 120.0
@@ -193,6 +199,52 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
             rules = other_rules
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
+    return _hunted(fitter, result, rules, found, house_text, folder, policy)
+
+
+def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked], house_text: Callable[[Rules], str],
+            folder: Path, policy: Policy) -> tuple[Rules, list[Asked]]:
+    """Where no question was found for a knob (the references never parted within their deals),
+    the implementation itself is played under the rules kept (``fuzz``, the residual's causes
+    known): a finding that other knob values explain (``fuzz.Proof.explained``, checked against
+    the corpus cases of those knobs) and that changes such a knob is a question the
+    implementation has answered. Its values are kept when they miss no more over the corpus."""
+    from conformance.oracle import fuzz
+    from conformance.oracle.fit import Change, _value_in, set_knob
+
+    unasked = {a.knob for a in found if a.question is None and not a.budget_spent}
+    if not unasked:
+        return rules, found
+    fitter.progress(f"asking the implementation: its own play, for {', '.join(sorted(unasked))}")
+    ids = list(result.weighed)
+    weighed = fitter.weigh(rules, ids)
+    roots = residual.causes(weighed, fitter.impl_records, {c: fitter.by_id[c].knobs for c in ids}, fitter.profile_name)
+    known = findings.Known(tuple(cause for root in roots for cause in (root, *root.hidden)), "fit's residual")
+    with tempfile.TemporaryDirectory(prefix="thousand-hunt-") as scratch:
+        fitted = Path(scratch) / "hunted.yaml"
+        fitted.write_text(house_text(rules), encoding="utf-8")
+        document = {**variants.resolve(str(fitted)).to_document(), "profile": fitter.document["profile"]}
+        outcome = fuzz.fuzz(fitter.implementation, fitter.profile_name, document, deals=policy.hunt_deals, seed="hunt",
+                            timeout=fitter.timeout, save_to=folder, rules=str(fitted), max_findings=None, known=known,
+                            fallbacks=fitter.fallbacks)
+    for cause in outcome.findings:
+        moved = {c.knob for c in cause.explained} & unasked
+        case = loaded(cause.saved, folder) if moved and cause.saved is not None else None
+        if case is None:
+            continue
+        other_rules = set_knob(rules, cause.explained)
+        over = sum(len(e.missed) for e in fitter.weigh(rules, ids).values())
+        if sum(len(e.missed) for e in fitter.weigh(other_rules, ids).values()) > over:
+            continue  # the corpus tells the engine's rules from these
+        fitter.add_cases([case])
+        missed = (len(fitter.weigh(rules, [case.id])[case.id].missed), len(fitter.weigh(other_rules, [case.id])[case.id].missed))
+        other = " with ".join(c.text() for c in cause.explained)
+        changed = {c.knob for c in cause.explained}
+        found = [a for a in found if a.knob not in changed]
+        found += [Asked(knob, Change(knob, _value_in(rules, knob)).text(), other, case.id, decide(*missed), missed)
+                  for knob in sorted(changed)]
+        if decide(*missed) == "other":
+            rules, unasked = other_rules, unasked - moved
     return rules, found
 
 

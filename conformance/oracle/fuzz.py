@@ -46,7 +46,7 @@ from conformance.harness.steps import base_name
 from conformance.oracle.chances import CHANCES
 from conformance.oracle import batch, house, observe, positions
 from conformance.terminal import clear_progress, printable, terminal_progress
-from conformance.oracle.fit import Fitter, command_of, resolved_option
+from conformance.oracle.fit import Change, Fitter, command_of, resolved_option
 from conformance.harness.session import Declarations, Skipped
 from conformance.harness.process import Answer, Posted, ProtocolFailure
 from conformance.harness.runner import DEFAULT_MATCH_STATE, REFERENCE_COMMAND, equal
@@ -118,7 +118,7 @@ class NewCause:
     proof: str = ""
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
     best: Counterexample | None = None  # while it is shrunk: the smallest divergence so far
-    explained: str = ""  # the knob values that play its transcript as the implementation did ("": none)
+    explained: tuple[Change, ...] = ()  # the knob values that play its transcript as the implementation did
     explain_spent: bool = False  # the search for them stopped at its budget
     saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
@@ -1409,11 +1409,11 @@ class Proof:
             return f"its transcript does not fail against the implementation ({said})"
         return ""
 
-    def explained(self, folder: Path) -> tuple[str, bool]:
+    def explained(self, folder: Path) -> tuple[tuple[Change, ...], bool]:
         """The knob values (one or two) under which the reference, with the rules fuzz was
         given, plays the proven transcript below ``folder`` exactly as the implementation did,
         and which the corpus's cases of those knobs do not contradict (``Fitter.explaining``):
-        a rule those rules do not hold rather than a bug ("" when none does), and whether the
+        a rule those rules do not hold rather than a bug (none when none does), and whether the
         search stopped at its budget."""
         resolved = variants.resolve(self.rules) if self.rules else variants.resolve(self.profile)
         found = [c for c in discover([folder]) if isinstance(c, Transcript)]
@@ -1425,7 +1425,7 @@ class Proof:
             changes = fitter.explaining(variants.thaw(resolved.rules), [c.id for c in found], corpus)
         finally:
             fitter.close()
-        return (", ".join(change.text() for change in changes) if changes else ""), fitter.explain_spent
+        return changes or (), fitter.explain_spent
 
 
 def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
@@ -1452,7 +1452,7 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                 if not found.proof and proof.explain:
                     found.explained, found.explain_spent = proof.explained(Path(scratch))
         if found.explained and save_to is not None and saved is not None:  # the file says what it is, as the summary does
-            data["description"] += (f" A rule, not a bug: with {found.explained} the reference plays it as the "
+            data["description"] += (f" A rule, not a bug: with {_changes(found.explained)} the reference plays it as the "
                                     "implementation did.")
             saved = save(data, save_to)
         if found.proof:
@@ -1653,7 +1653,7 @@ def write_report(path: Path, outcome: Outcome, profile: str, command: Sequence[s
     reads; the problem when it cannot be written."""
     found = [runner.Result(f"{base_name(profile)}/fuzz-{_slug(seed)}-{cause.trial}", f"fuzz --seed {seed}, trial {cause.trial}",
                     profile, "fail", (cause.finding.message or cause.signature)
-                    + (f"; played as the implementation does with {cause.explained}" if cause.explained else ""),
+                    + (f"; played as the implementation does with {_changes(cause.explained)}" if cause.explained else ""),
                     findings=[cause.finding])
              for cause in outcome.findings]
     verdict = reports.judge(found, None, [r.case_id for r in found])
@@ -1697,10 +1697,14 @@ def skip_lines(outcome: Outcome) -> list[str]:
     return lines
 
 
+def _changes(changes: Sequence[Change]) -> str:
+    return ", ".join(change.text() for change in changes)
+
+
 def _explanation(found: NewCause) -> list[str]:
     """What other knob values say of a proven finding (``Proof.explained``)."""
     if found.explained:
-        return [f"     a rule, not a bug: with {found.explained} the reference plays its transcript as the implementation "
+        return [f"     a rule, not a bug: with {_changes(found.explained)} the reference plays its transcript as the implementation "
                 "does, and no case of those knobs contradicts it (rules the ones given do not hold: fit again, or "
                 "write them in the rules file)"]
     if found.explain_spent:
