@@ -221,7 +221,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
     roots = residual.causes(weighed, fitter.impl_records, {c: fitter.by_id[c].knobs for c in ids}, fitter.profile_name)
     known = findings.Known(tuple(cause for root in roots for cause in (root, *root.hidden)), "fit's residual")
     with tempfile.TemporaryDirectory(prefix="thousand-hunt-") as scratch:
-        fitted = Path(scratch) / "hunted.yaml"
+        fitted = Path(scratch) / "asked.yaml"  # a house file is named as its profile: house_text names it "asked"
         fitted.write_text(house_text(rules), encoding="utf-8")
         document = {**variants.resolve(str(fitted)).to_document(), "profile": fitter.document["profile"]}
         outcome = fuzz.fuzz(fitter.implementation, fitter.profile_name, document, deals=policy.hunt_deals, seed="hunt",

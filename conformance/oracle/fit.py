@@ -1746,7 +1746,7 @@ def _asked(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult,
         def text(rules: Rules) -> str:
             return house_yaml(profile, rules, [], "asked", "the implementation")
 
-        rules, found = asking.ask(fitter, result, text, Path(scratch))
+        rules, found = asking.ask(fitter, result, text, Path(scratch), asking.POLICY)  # read now: a test may set it
         if save_to is not None:
             asking.keep_questions(found, Path(scratch), save_to)
     ids = [case_id for case_id in result.weighed]

@@ -114,3 +114,25 @@ def test_knobs_no_observation_pins_are_asked(tmp_path: Path) -> None:
     assert rules["defender_lock"]["defender_max"]["value"] is None
     assert "asked by polish/fuzz-ask-defender-lock-defender-max" in rules["defender_lock"]["defender_max"]["ruling"]
     assert rules["match_end"]["defenders_can_win"]["value"] is True
+
+
+@pytest.mark.slow
+def test_where_the_references_meet_no_question_the_implementation_s_own_play_is_searched(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 48 on the npm engine 1k: a defender under the lock who scores past the cap of 990
+    shows about once in a hundred deals under its fitted rules, and the two references, played
+    against each other for 200 deals a question, met none; fuzz then found it in the engine's own
+    play as a finding that no cap and defenders who may win explain. Here the references get
+    one deal (none parts them), so only the implementation's own play can tell: both values
+    are found, and their ruling names the hunt's transcript."""
+    from conformance.oracle import asking
+
+    monkeypatch.setattr(asking, "POLICY", Policy(deals=1, questions=1, hunt_deals=300))
+    out = tmp_path / "fitted.yaml"
+    assert main(["fit", "--profile", "polish", "-k", "polish/defender_lock/*", "--output", str(out), "--",
+                 *REFERENCE_COMMAND, "--rules", str(FIXTURES / "house" / "defender-uncapped-behind-redeals.yaml")]) == 0
+    rules = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]
+    assert rules["defender_lock"]["defender_max"]["value"] is None
+    assert rules["match_end"]["defenders_can_win"]["value"] is True
+    for knob in (rules["defender_lock"]["defender_max"], rules["match_end"]["defenders_can_win"]):
+        assert "asked by polish/fuzz-hunt-" in knob["ruling"], knob["ruling"]
