@@ -827,7 +827,7 @@ class Fitter:
             self.add_cases(chosen)  # the implementation observed on them once, when first needed
             ids = [case.id for case in chosen]
             now, then = self.weigh(set_knob(rules, changes), ids), self.weigh(rules, ids)
-            return all(now[c].missed <= then[c].missed for c in ids)
+            return bool(ids) and all(now[c].missed <= then[c].missed for c in ids)  # no case: nothing said
 
         before = missed((), case_ids)
         singles = [(Change(k, v),) for k in sorted(self.knobs) for v in self._others(k, rules)]
