@@ -3,7 +3,8 @@
 Not a test module: ``tests/conformance/oracle/test_distinguishability.py`` uses it, and run as a
 script it prints the counts, or with ``--search`` looks for deals that tell the short values
 apart (seeded candidates recorded in-process as ``conformance.oracle.generate`` records them),
-keeps the fewest that bring each value to three, lists them in
+keeps the fewest that bring each value to three (an option, ``name+option``, is counted and
+searched for the knobs it sets), lists them in
 ``conformance/oracle/targeted.yaml`` and writes their transcripts,
 ``conformance/generated/<profile>/targeted-<nnn>.yaml``, with their knobs (as
 ``python -m conformance.oracle.generate`` and ``python tools/case_knobs.py`` would; the
@@ -16,7 +17,7 @@ case's actions under the profile with that one value changed (per step the legal
 reply and the whole state, as ``thousand fit`` observes) differs from the record under the
 profile's own rules.
 
-    python tools/situations.py [PROFILE ...]            # the counts per profile (0, 1, 2, 3+)
+    python tools/situations.py [--options] [PROFILE ...]  # the counts per profile or option (0, 1, 2, 3+)
     python tools/situations.py --search [--budget N] [--start N] [PROFILE ...]  # targeted deals for the short values
     python tools/situations.py --write [PROFILE ...]    # only write the transcripts targeted.yaml lists
 """
@@ -42,6 +43,7 @@ from tools.case_knobs import in_process
 from variants.checks import CONSISTENCY_CHECKS
 
 PROFILES = ("gambler-club", "repino-2013", "polish", "polish-tournament", "skill-games", "classic")
+OPTIONS = tuple(name for name in variants.all_names() if "+" in name)  # profiles too, for the knobs they set
 SITUATIONS = 3  # an applicable value is told apart by at least this many deals
 Ask = Callable[..., dict[str, Any]]
 Step = tuple[Any, ...]
@@ -90,13 +92,25 @@ def changed(document: Mapping[str, Any], changes: Mapping[str, Any]) -> dict[str
     return {**document, "rules": rules}
 
 
+def option_knobs(profile: str) -> set[str] | None:
+    """The knobs an option (``name+option``) sets itself; None for a bundled profile. An
+    option's other knobs are its bundled profile's, counted there."""
+    if "+" not in profile:
+        return None
+    return {knob for knob, origin in variants.resolve(profile).provenance.items() if origin.get("from") == profile}
+
+
 def changed_rules(profile: str) -> list[tuple[str, Any, dict[str, Any]]]:
-    """``(knob, value, document)`` for every single value worth trying under the profile."""
+    """``(knob, value, document)`` for every single value worth trying under the profile (for
+    an option, of the knobs it sets)."""
     resolved = variants.resolve(profile)
     document = {key: value for key, value in resolved.to_document().items() if key != "provenance"}
     rules = document["rules"]
+    mine = option_knobs(profile)
     found = []
     for knob in fit.applying_knobs(resolved, variants.thaw(resolved.rules)):
+        if mine is not None and knob not in mine:
+            continue
         section, _, name = knob.partition(".")
         for value in fit.knob_domain(knob, rules[section][name]):
             changed_ = {**rules, section: {**rules[section], name: value}}
@@ -274,7 +288,7 @@ FOUR_MARRIAGES = 0.05  # the share laid out with all four marriages to the decla
 
 def save_targeted(entries: list[dict[str, Any]], path: Path = generate.TARGETED_FILE) -> None:
     """The manifest, one entry per line (flow style), grouped by profile in PROFILES order."""
-    order = {name: index for index, name in enumerate(PROFILES)}
+    order = {name: index for index, name in enumerate(PROFILES + OPTIONS)}
     entries = sorted(entries, key=lambda entry: order.get(entry["profile"], len(order)))  # stable within a profile
     lines = [HEADER.rstrip("\n"), "targeted:"]
     for entry in entries:
@@ -386,6 +400,7 @@ def write(profile: str, chosen: list[Candidate], ask: Ask) -> None:
     folder = GENERATED_DIR / profile
     for stale in folder.glob("targeted-*.yaml"):
         stale.unlink()
+    folder.mkdir(exist_ok=True)  # an option's first targeted deals
     own = variants.resolve(profile).to_document()
     for number, candidate in enumerate(chosen):
         path = GENERATED_DIR / generate.targeted_path(profile, number)
@@ -402,8 +417,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=float, default=0.5,
                         help="the share of candidates laid out as one of fuzz's positions (default 0.5)")
     parser.add_argument("--start", type=int, default=0, help="the first candidate seed number (default 0)")
-    parser.add_argument("profiles", nargs="*", default=list(PROFILES))
+    parser.add_argument("--options", action="store_true",
+                        help="the options (name+option; the knobs each sets) in place of the bundled profiles")
+    parser.add_argument("profiles", nargs="*")
     args = parser.parse_args(argv)
+    args.profiles = args.profiles or list(OPTIONS if args.options else PROFILES)
     global POSITIONS
     POSITIONS = args.positions
     ask = in_process()

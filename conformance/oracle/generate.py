@@ -11,7 +11,8 @@ deal. ``--check`` plays them again in memory and fails if any file differs or is
 The targeted deals listed in ``conformance/oracle/targeted.yaml`` (seeded deals that tell apart
 a knob value few cases told apart; ``python tools/situations.py --search`` finds them and
 writes the list) are played the same way, from the match state, cards and plans the list
-gives, and written to ``conformance/generated/<profile>/targeted-<nnn>.yaml``; ``--check``
+gives, and written to ``conformance/generated/<profile>/targeted-<nnn>.yaml`` (an option,
+``name+option``, has its targeted deals only, in its own folder); ``--check``
 checks them too, and that no targeted transcript is left that the list no longer names.
 
 The ``knobs:`` line is written empty: the knobs that decide a deal are found by changing
@@ -220,25 +221,29 @@ def to_yaml(transcript: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def profile_names(selected: Sequence[str]) -> list[str]:
+def profile_names(selected: Sequence[str], targeted: Sequence[dict[str, Any]] = ()) -> list[str]:
+    """The bundled profiles, then the options (``name+option``) that have targeted deals."""
     import variants
 
     names = [info.name for info in variants.list_profiles()]
+    names += [name for name in variants.all_names() if name not in names and any(e["profile"] == name for e in targeted)]
     return [name for name in names if not selected or name in selected]
 
 
 def generate(names: Sequence[str], per_profile: int, command: Sequence[str], timeout: float,
              targeted: Sequence[dict[str, Any]] = ()) -> dict[Path, str]:
     """Relative path below the generated folder -> file text: ``per_profile`` seeded deals of
-    each profile, and the ``targeted`` entries of the profiles (``load_targeted``)."""
+    bundled profile, and the ``targeted`` entries of the profiles and options (``load_targeted``)."""
     import variants
 
+    bundled = {info.name for info in variants.list_profiles()}
     files: dict[Path, str] = {}
     recorder = Recorder(command, timeout)
     try:
         for name in names:
             document = variants.resolve(name).to_document()
-            for number in range(per_profile):
+            # an option differs from its profile in a few knobs: only targeted deals, found for them
+            for number in range(per_profile if name in bundled else 0):
                 files[Path(name) / f"{number:03d}.yaml"] = to_yaml(recorder.record(name, document, number))
             for number, entry in enumerate(entry for entry in targeted if entry["profile"] == name):
                 files[targeted_path(name, number)] = to_yaml(record_entry(recorder.ask, entry, document, number))
@@ -258,11 +263,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     command = [c for c in args.impl_command if c != "--"] or list(REFERENCE_COMMAND)
     try:
-        files = generate(profile_names(args.profile), args.per_profile, command, args.timeout, load_targeted())
+        targeted = load_targeted()
+        names = profile_names(args.profile, targeted)
+        files = generate(names, args.per_profile, command, args.timeout, targeted)
     except (GenerationError, ProtocolFailure) as exc:
         print(f"generate: {exc}", file=sys.stderr)
         return ExitCode.USAGE
-    names = profile_names(args.profile)
     if args.check:
         return check(files, args.out, names)
     if not passes_hand_written_cases(command):

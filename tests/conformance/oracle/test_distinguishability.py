@@ -12,23 +12,24 @@ is a corpus gap: ``fit`` cannot name it, and a house rule with that value passes
 profile. Changes a valid profile cannot make (the cross-knob checks of ``variants``) prove
 nothing and are skipped.
 
-Each option (``name+option``) is held to the same for the knobs it sets: every other value
-of them plays differently on some case of the option.
+Each option (``name+option``) is a profile too, held to the same for the knobs it sets (its
+other knobs are its bundled profile's, held there): every other value of them plays
+differently on some case of the option.
 
 Every gap is either closed by a case or listed in spec/equivalent-values.yaml with the
 reason no deal can show it. A value told apart by one case only hides behind any other
-difference an engine shows in that case, so under a bundled profile every applicable value is
-held to three cases of different deals (``SITUATIONS``; a case replaying another's cards under
+difference an engine shows in that case, so under a bundled profile or an option every
+applicable value is held to three cases of different deals (``SITUATIONS``; a case replaying another's cards under
 other scores is the same deal), or listed in ``FEW_SITUATIONS`` with the reason; the test prints
-the counts per profile (values with 0, 1, 2 and 3+ deals). The targeted generated transcripts
-(``conformance/oracle/targeted.yaml``, found by ``python tools/situations.py --search``) are
+the counts per profile and option (values with 0, 1, 2 and 3+ deals). The targeted generated
+transcripts (``conformance/oracle/targeted.yaml``, found by ``python tools/situations.py --search``) are
 there for these counts. Thin spots (``THIN_SPOTS``): rule sets a house may play side by side
 with a neighbour one value away, held to three deals each too. Knobs that are inert under a
 profile (``x-applies-when``: bolts knobs where bolts are off) are out of scope: no deal of that
 profile can show them; the count test prints them with the knob that makes them inert. Cost:
 the 6 profiles with about 900 values, one record per case and value until the third deal
-that differs (cases whose ``knobs`` name the knob are tried first), and the options with
-about 130 until the first, in-process.
+that differs (cases whose ``knobs`` name the knob are tried first), and the 53 options with
+about 140 likewise, in-process.
 """
 
 from __future__ import annotations
@@ -38,13 +39,11 @@ from typing import Any, Mapping
 
 import pytest
 from tools.case_knobs import in_process
-from tools.situations import (PROFILES, SITUATIONS, changed, changed_rules, count_situations, differs, label, record,
+from tools.situations import (OPTIONS, PROFILES, SITUATIONS, changed, count_situations, differs, option_knobs, record,
                               situation, tally)
 
 import variants
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover
-
-OPTIONS = tuple(name for name in variants.all_names() if "+" in name)
 
 # "profile knob=value" (the value in JSON) -> why no deal of that profile can show it.
 ALLOWED: dict[str, str] = {item.label: item.reason for item in variants.load_equivalents()}
@@ -61,8 +60,8 @@ def cases_of(profile: str) -> list[Transcript]:
 
 @functools.cache
 def situations(profile: str) -> dict[str, frozenset[str]]:
-    """Every applicable value of a bundled profile (by its label) -> the deals, at most
-    SITUATIONS, that tell it apart (``tools.situations.count_situations``)."""
+    """Every applicable value of a bundled profile, or of the knobs an option sets (by its
+    label) -> the deals, at most SITUATIONS, that tell it apart (``tools.situations.count_situations``)."""
     counts = count_situations(profile, cases_of(profile), SITUATIONS, in_process())
     return {key: frozenset(deals) for key, deals in counts.items()}
 
@@ -71,43 +70,29 @@ def situations(profile: str) -> dict[str, frozenset[str]]:
 def gaps(profile: str) -> tuple[str, ...]:
     """The values of the profile no case tells apart from its own; for an option
     (``name+option``), only the values of the knobs the option sets."""
-    if profile in PROFILES:
-        return tuple(name for name, deals in situations(profile).items() if not deals)
-    ask = in_process()
-    resolved = variants.resolve(profile)
-    own = {key: value for key, value in resolved.to_document().items() if key != "provenance"}
-    mine = {knob for knob, origin in resolved.provenance.items() if origin.get("from") == profile} if "+" in profile else None
-    cases = cases_of(profile)
-    base = {case.id: list(record(ask, profile, own, case)) for case in cases}
-    found = []
-    for knob, value, document in changed_rules(profile):
-        if mine is not None and knob not in mine:
-            continue
-        ordered = sorted(cases, key=lambda case: knob not in case.knobs)  # the likely ones first
-        if not any(differs(ask, profile, base[case.id], document, case) for case in ordered):
-            found.append(label(profile, knob, value))
-    return tuple(found)
+    return tuple(name for name, deals in situations(profile).items() if not deals)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", PROFILES + OPTIONS)
 def test_every_value_that_applies_is_told_apart(profile: str) -> None:
     missing = [name for name in gaps(profile) if name not in ALLOWED]
     assert not missing, "no case plays differently under " + "; ".join(missing)
 
 
-# "profile knob=value" -> why fewer than SITUATIONS deals of the profile tell the value apart
-# (at least one does). Each is a position a random search did not reach again within its budget.
+# "profile knob=value" -> why fewer than SITUATIONS deals of the profile (or option) tell the value
+# apart (at least one does). Each is a position a random search did not reach again within its budget.
 FEW_SITUATIONS: dict[str, str] = {
 }
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", PROFILES + OPTIONS)
 def test_every_value_that_applies_is_told_apart_by_three_situations(profile: str) -> None:
-    """Each applicable value is told apart by SITUATIONS deals of different cards, or is listed:
-    in spec/equivalent-values.yaml (no deal can show it) or FEW_SITUATIONS (with the reason).
-    Prints the counts, and the knobs inert under the profile with the knob that makes them so."""
+    """Each applicable value (of an option: of the knobs it sets) is told apart by SITUATIONS deals
+    of different cards, or is listed: in spec/equivalent-values.yaml (no deal can show it) or
+    FEW_SITUATIONS (with the reason). Prints the counts, and the knobs inert under the profile
+    (of an option: those it sets) with the knob that makes them so."""
     counts = situations(profile)
     figures = tally(counts, SITUATIONS)
     print(f"\n{profile}: {len(counts)} applicable values; deals telling each apart: "
@@ -115,29 +100,23 @@ def test_every_value_that_applies_is_told_apart_by_three_situations(profile: str
     for name, deals in counts.items():
         if len(deals) < SITUATIONS:
             print(f"  {len(deals)}  {name}  ({ALLOWED.get(name) or FEW_SITUATIONS.get(name) or 'not listed'})")
+    mine = option_knobs(profile)
     for knob, reason in variants.inert_knobs(variants.resolve(profile)).items():
-        print(f"  inert  {profile} {knob}: {reason}")
+        if mine is None or knob in mine:
+            print(f"  inert  {profile} {knob}: {reason}")
     short = [f"{name} ({len(deals)})" for name, deals in counts.items()
              if len(deals) < SITUATIONS and name not in ALLOWED and name not in FEW_SITUATIONS]
     assert not short, f"fewer than {SITUATIONS} deals tell apart: " + "; ".join(short)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", PROFILES + OPTIONS)
 def test_few_situations_lists_only_short_values(profile: str) -> None:
     """A value listed in FEW_SITUATIONS that now has SITUATIONS deals, or none, is taken off."""
     counts = situations(profile)
     stale = [name for name in FEW_SITUATIONS if name.startswith(profile + " ")
              and not 0 < len(counts.get(name, ())) < SITUATIONS]
     assert not stale, "listed as told apart by few deals, but: " + "; ".join(stale)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("option", OPTIONS)
-def test_every_value_of_an_option_is_told_apart(option: str) -> None:
-    """The knobs an option sets: each other value plays differently on some case of the option."""
-    missing = [name for name in gaps(option) if name not in ALLOWED]
-    assert not missing, "no case plays differently under " + "; ".join(missing)
 
 
 @pytest.mark.slow
