@@ -1571,6 +1571,8 @@ def cases_for(names: set[str], roots: Sequence[Path], include: Sequence[str] = (
     found = []
     for root in roots or [CASES_DIR, GENERATED_DIR]:
         def listing(case_id: str, root: Path = root) -> bool:
+            if include and not any(fnmatch.fnmatchcase(case_id, p) for p in include):
+                return False  # left out by its id alone: not read (a transcript's id is its path)
             listed = _listed_profiles(root / f"{case_id}.yaml")
             return listed is None or bool(names & listed)
 
