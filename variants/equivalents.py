@@ -37,13 +37,14 @@ def load_equivalents(path: Path = EQUIVALENTS_FILE) -> list[Equivalent]:
     file = str(path)
     if not isinstance(data, dict) or not isinstance(data.get("equivalent"), list):
         raise ProfileError(file, "expected a mapping with a list 'equivalent'", line=1, column=1)
+    names = set(all_names())  # read once: each listing reads and resolves every bundled profile
     found: list[Equivalent] = []
     for index, item in enumerate(data["equivalent"]):
-        found += _entry(item, index, file, marks.of_value(("equivalent", index)))
+        found += _entry(item, index, file, marks.of_value(("equivalent", index)), names)
     return found
 
 
-def _entry(item: object, index: int, file: str, pos: Position) -> list[Equivalent]:
+def _entry(item: object, index: int, file: str, pos: Position, names: set[str]) -> list[Equivalent]:
     def fail(message: str) -> ProfileError:
         return ProfileError(file, message, line=pos.line, column=pos.column, path=f"equivalent[{index}]")
 
@@ -56,7 +57,7 @@ def _entry(item: object, index: int, file: str, pos: Position) -> list[Equivalen
         raise fail("expected 'values' to be a non-empty list of the knob's values")
     if not isinstance(item["profiles"], list) or not all(isinstance(p, str) for p in item["profiles"]):
         raise fail("expected 'profiles' to be a list of profile names")
-    unknown = [p for p in item["profiles"] if p not in all_names()]
+    unknown = [p for p in item["profiles"] if p not in names]
     if unknown:
         raise fail(f"no such profile or option {unknown[0]!r}")
     if not isinstance(item["reason"], str) or not item["reason"].strip():

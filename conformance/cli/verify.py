@@ -295,8 +295,9 @@ def run_verify(args: argparse.Namespace) -> int:
         try:
             options = check_options(args)
             info.command = options.command
-            cases = discover(args.cases or [CASES_DIR, GENERATED_DIR])
+            # the house rules first: a bad --rules is told at once, not after reading the corpus
             house = house_rules(args) if getattr(args, "rules", None) else None
+            cases = discover(args.cases or [CASES_DIR, GENERATED_DIR])
             if house is not None:
                 info.profiles = [house.name]
                 cases = re_expected_cases(args, options, cases, house)

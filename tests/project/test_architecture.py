@@ -23,21 +23,31 @@ ALLOWED: dict[str, set[str]] = {
 PROFILE_NAMES = ("gambler-club", "repino-2013", "polish-tournament", "skill-games", "classic", "polish")
 
 
+def stamp(path: Path) -> int:
+    """The version of a file, for the caches below (a probe file written by a test is a new version)."""
+    stat = path.stat()
+    return stat.st_mtime_ns * 1_000_003 + stat.st_size
+
+
 @functools.cache
-def _parsed(path: Path, stamp: int) -> ast.Module:
+def _parsed(path: Path, version: int) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 def parsed(path: Path) -> ast.Module:
     """A module's syntax tree, parsed once per version of the file (the checks below walk every
-    module of the project several times; a probe file written by a test is a new version)."""
-    stat = path.stat()
-    return _parsed(path, stat.st_mtime_ns * 1_000_003 + stat.st_size)
+    module of the project several times)."""
+    return _parsed(path, stamp(path))
 
 
 def imported_project_packages(path: Path) -> set[str]:
     """The project packages that a module imports (absolute imports only)."""
-    tree = parsed(path)
+    return set(_imported_project_packages(path, stamp(path)))
+
+
+@functools.cache  # a walk of every module's tree costs as much as the parse: once per version too
+def _imported_project_packages(path: Path, version: int) -> frozenset[str]:
+    tree = _parsed(path, version)
     found: set[str] = set()
     for node in ast.walk(tree):
         names: list[str] = []
@@ -49,7 +59,7 @@ def imported_project_packages(path: Path) -> set[str]:
             if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                 names = [node.args[0].value]
         found.update(name.split(".")[0] for name in names if name.split(".")[0] in PACKAGES)
-    return found
+    return frozenset(found)
 
 
 def modules_of(package: str) -> list[Path]:
@@ -116,7 +126,12 @@ def room_of(path: Path) -> str | None:
 
 def imported_rooms(path: Path) -> set[str]:
     """The rooms of conformance/ that a module imports, absolute or relative."""
-    tree = parsed(path)
+    return set(_imported_rooms(path, stamp(path)))
+
+
+@functools.cache
+def _imported_rooms(path: Path, version: int) -> frozenset[str]:
+    tree = _parsed(path, version)
     here = path.relative_to(ROOT).with_suffix("").parts
     found: set[str] = set()
     for node in ast.walk(tree):
@@ -130,7 +145,7 @@ def imported_rooms(path: Path) -> set[str]:
                 base = package[: len(package) - node.level + 1] + base
             modules = [base + (alias.name,) for alias in node.names] if base == ("conformance",) else [base]
         found.update(module[1] for module in modules if len(module) > 1 and module[0] == "conformance")
-    return {room.removesuffix(".py") for room in found}
+    return frozenset(room.removesuffix(".py") for room in found)
 
 
 def test_conformance_keeps_few_modules_of_its_own() -> None:

@@ -5,6 +5,7 @@ that carried a wrong answer beside it, or the same word for something else, stay
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from tests.support.paths import ROOT
@@ -15,6 +16,7 @@ GONE = {"Difference", "Divergence", "Cause", "DifferenceKind"}
 ONCE = ("Finding", "Observed", "RootCause")  # defined once, in conformance/harness/findings.py
 
 
+@cache  # both tests read the same sources: parsing every module of the packages costs about a second
 def classes() -> list[tuple[str, str]]:
     """(module path, class name) of every class defined in the packages."""
     found = []

@@ -83,7 +83,10 @@ def test_the_kit_declares_what_the_runner_does_and_answers_every_request() -> No
 
 
 def test_the_python_toy_on_the_kit_passes_the_starter_subset_with_valid_messages() -> None:
-    jobs = runner.plan(discover([CASES_DIR]), (), read_case_list(ROOT / "conformance" / "starter.txt"))
+    starter = read_case_list(ROOT / "conformance" / "starter.txt")
+    # only the starter cases are read (the whole corpus would be validated for them otherwise)
+    jobs = runner.plan(discover([CASES_DIR], select=lambda case_id: runner.case_selected(case_id, starter, [])),
+                       (), starter)
     command = (sys.executable, str(ROOT / "examples" / "adapters" / "python" / "adapter.py"))
     state = runner.run_jobs(jobs, runner.Settings(command, 20.0, True, resolve_document))
     outcomes = [state.results[i].outcome for i in sorted(state.results)]
