@@ -19,6 +19,7 @@ from contextlib import ExitStack
 from typing import Any, Mapping
 
 from reference_impl import server
+from spec.vocabulary import Phase
 
 from .catalogue import CATALOGUE
 
@@ -53,7 +54,7 @@ class Hostile(server.Server):
             return {"skipped": {"reason": "states are not served"}}
         reply = super().observe(request)
         state = reply["state"]
-        if (self.mode == "nobody-to-act" and state.get("phase") == "play" and not state.get("trick")
+        if (self.mode == "nobody-to-act" and state.get("phase") == Phase.PLAY and not state.get("trick")
                 and any(state.get("tricks_won") or ())):
             state["to_act"] = None
         return reply
