@@ -1451,9 +1451,9 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                 found.proof = proof.why_not(Path(scratch))
                 if not found.proof and proof.explain:
                     found.explained, found.explain_spent = proof.explained(Path(scratch))
-        if found.explained and save_to is not None and saved is not None:  # the file says what it is, as the summary does
-            data["description"] += (f" A rule, not a bug: with {_changes(found.explained)} the reference plays it as the "
-                                    "implementation did.")
+        said = _explained_in_a_sentence(found) if not found.proof and proof.explain else ""
+        if said and save_to is not None and saved is not None:  # the file says what it is, as the summary does
+            data["description"] += " " + said
             saved = save(data, save_to)
         if found.proof:
             found.unsaved = "not reproducible"
@@ -1701,18 +1701,18 @@ def _changes(changes: Sequence[Change]) -> str:
     return ", ".join(change.text() for change in changes)
 
 
-def _explanation(found: NewCause) -> list[str]:
-    """What other knob values say of a proven finding (``Proof.explained``)."""
+def _explained_in_a_sentence(found: NewCause) -> str:
+    """What other knob values say of a proven finding (``Proof.explained``), as the summary and
+    its saved transcript tell it; "" when nothing was tried."""
     if found.explained:
-        return [f"     a rule, not a bug: with {_changes(found.explained)} the reference plays its transcript as the implementation "
-                "does, and no case of those knobs contradicts it (rules the ones given do not hold: fit again, or "
-                "write them in the rules file)"]
+        return (f"A rule, not a bug: with {_changes(found.explained)} the reference plays it as the implementation did, "
+                "and no corpus case of those knobs contradicts it (write them in the rules file, or fit again).")
     if found.explain_spent:
-        return ["     other knob values: the search stopped at its budget before finding any that plays it"]
-    if found.proof or failed(found.divergence) or not found.shrunk:
-        return []
-    return ["     none of the knob values tried (each alone, and pairs built on those that came nearer) plays it: a bug, "
-            "or a rule no knob writes"]
+        return "Other knob values: the search stopped at its budget before finding any that plays it."
+    if found.proof or not found.shrunk or failed(found.divergence):
+        return ""
+    return ("None of the knob values tried (each alone, and pairs built on those that came nearer) plays it: "
+            "a bug, or a rule no knob writes.")
 
 
 def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | None) -> list[str]:
@@ -1740,7 +1740,8 @@ def summary(outcome: Outcome, profile: str, seed: str, known: findings.Known | N
             lines.append(f"     reference {_short(signed.expected, 150)}, implementation {_short(signed.actual, 150)}")
         if found.knobs:
             lines.append(f"     knobs: {', '.join(found.knobs[:5])}" + (f", ... ({len(found.knobs)} knobs)" if len(found.knobs) > 5 else ""))
-        lines += _explanation(found)
+        explained = _explained_in_a_sentence(found)
+        lines += [f"     {explained}"] if explained else []
         if found.divergence.scenario.position:
             lines.append(f"     in a position built for one rule: {found.divergence.scenario.position}")
         lines.append(f"     saved {found.saved}" if found.saved else f"     at {first.place} (not saved: {found.unsaved})")

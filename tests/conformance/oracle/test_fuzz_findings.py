@@ -127,11 +127,11 @@ def test_a_finding_a_knob_value_plays_is_named_a_rule_and_a_bug_no_value_plays_i
         runs[name] = capsys.readouterr().out
         assert code == 1, runs[name]
     entries = {name: re.split(r"\n  [0-9]+\. ", out)[1:] for name, out in runs.items()}
-    assert entries["rule"] and all("a rule, not a bug: with play.last_trick_bonus: 10 the reference plays its transcript"
+    assert entries["rule"] and all("A rule, not a bug: with play.last_trick_bonus: 10 the reference plays it as the implementation did"
                                    in entry for entry in entries["rule"]), runs["rule"]
     saved = [yaml.safe_load(path.read_text(encoding="utf-8"))["description"] for path in (tmp_path / "rule").rglob("*.yaml")]
     assert saved and all("A rule, not a bug: with play.last_trick_bonus: 10" in said for said in saved), saved
-    assert len(entries["bug"]) == 2 and all("a rule, not a bug" not in entry and "none of the knob values tried" in entry
+    assert len(entries["bug"]) == 2 and all("A rule, not a bug" not in entry and "None of the knob values tried" in entry
                                             for entry in entries["bug"]), runs["bug"]
 
 
