@@ -119,7 +119,7 @@ class NewCause:
     unsaved: str = "no --save"  # why no transcript was saved (when none was)
     best: Counterexample | None = None  # while it is shrunk: the smallest divergence so far
     explained: tuple[Change, ...] = ()  # the knob values that play its transcript as the implementation did
-    explain_spent: bool = False  # the search for them stopped at its budget
+    explain_stopped: str = ""  # why the search for them stopped before its end ("": it did not)
     saved_unfinished: Path | None = None  # saved when an interruption stopped its shrinking or proof
 
     @property
@@ -1409,12 +1409,12 @@ class Proof:
             return f"its transcript does not fail against the implementation ({said})"
         return ""
 
-    def explained(self, folder: Path) -> tuple[tuple[Change, ...], bool]:
+    def explained(self, folder: Path) -> tuple[tuple[Change, ...], str]:
         """The knob values (one or two) under which the reference, with the rules fuzz was
         given, plays the proven transcript below ``folder`` exactly as the implementation did,
         and which the corpus's cases of those knobs do not contradict (``Fitter.explaining``):
-        a rule those rules do not hold rather than a bug (none when none does), and whether the
-        search stopped at its budget."""
+        a rule those rules do not hold rather than a bug (none when none does), and why the
+        search stopped before its end ("" when it did not)."""
         resolved = variants.resolve(self.rules) if self.rules else variants.resolve(self.profile)
         found = [c for c in discover([folder]) if isinstance(c, Transcript)]
         corpus = house.applicable(list(discover([CASES_DIR, GENERATED_DIR])), house.rules_family(resolved))
@@ -1423,9 +1423,11 @@ class Proof:
         try:
             fitter.observe_implementation()
             changes = fitter.explaining(variants.thaw(resolved.rules), [c.id for c in found], corpus)
+        except Exception as exc:  # the finding stands, proven; only what other values make of it is unknown
+            return (), f"it failed: {type(exc).__name__}: {str(exc)[:200]}"
         finally:
             fitter.close()
-        return changes or (), fitter.explain_spent
+        return changes or (), "its budget ran out" if fitter.explain_spent else ""
 
 
 def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any], found: NewCause, seed: str,
@@ -1450,7 +1452,7 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                 save(data, Path(scratch))
                 found.proof = proof.why_not(Path(scratch))
                 if not found.proof and proof.explain:
-                    found.explained, found.explain_spent = proof.explained(Path(scratch))
+                    found.explained, found.explain_stopped = proof.explained(Path(scratch))
         said = _explained_in_a_sentence(found) if not found.proof and proof.explain else ""
         if said and save_to is not None and saved is not None:  # the file says what it is, as the summary does
             data["description"] += " " + said
@@ -1707,8 +1709,8 @@ def _explained_in_a_sentence(found: NewCause) -> str:
     if found.explained:
         return (f"A rule, not a bug: with {_changes(found.explained)} the reference plays it as the implementation did, "
                 "and no corpus case of those knobs contradicts it (write them in the rules file, or fit again).")
-    if found.explain_spent:
-        return "Other knob values: the search stopped at its budget before finding any that plays it."
+    if found.explain_stopped:
+        return f"Other knob values: the search for one that plays it stopped before its end ({found.explain_stopped})."
     if found.proof or not found.shrunk or failed(found.divergence):
         return ""
     return ("None of the knob values tried (each alone, and pairs built on those that came nearer) plays it: "

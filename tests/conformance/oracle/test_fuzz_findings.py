@@ -135,6 +135,23 @@ def test_a_finding_a_knob_value_plays_is_named_a_rule_and_a_bug_no_value_plays_i
                                             for entry in entries["bug"]), runs["bug"]
 
 
+def test_a_search_for_other_values_that_breaks_leaves_the_proven_finding_and_says_so(
+        table: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The explanation is extra: when its search breaks, the finding is still reported, proven,
+    and the line says the search stopped and why; it never reads as "none plays it"."""
+    from conformance.oracle.fit import Fitter
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise RuntimeError("the reference pool is gone")
+
+    monkeypatch.setattr(Fitter, "explaining", broken)
+    code = main(["fuzz", "--rules", str(table), "--deals", "10", "--seed", "1", "--", *engine(table, BUG)])
+    out = capsys.readouterr().out
+    assert code == 1, out
+    assert "stopped before its end (it failed: RuntimeError: the reference pool is gone)" in out, out
+    assert "None of the knob values tried" not in out and "not reproducible" not in out
+
+
 def test_a_finding_whose_transcript_does_not_reproduce_is_told_apart_and_never_saved(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An engine that goes wrong from its second match on: fuzz sees it diverge on its
