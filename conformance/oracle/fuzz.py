@@ -1713,7 +1713,7 @@ def _explained_in_a_sentence(found: NewCause) -> str:
         return f"Other knob values: the search for one that plays it stopped before its end ({found.explain_stopped})."
     if found.proof or not found.shrunk or failed(found.divergence):
         return ""
-    return ("None of the knob values tried (each alone, and pairs built on those that came nearer) plays it: "
+    return ("No knob value tried (each alone, and pairs built on those that came nearer) plays it: "
             "a bug, or a rule no knob writes.")
 
 

@@ -131,7 +131,7 @@ def test_a_finding_a_knob_value_plays_is_named_a_rule_and_a_bug_no_value_plays_i
                                    in entry for entry in entries["rule"]), runs["rule"]
     saved = [yaml.safe_load(path.read_text(encoding="utf-8"))["description"] for path in (tmp_path / "rule").rglob("*.yaml")]
     assert saved and all("A rule, not a bug: with play.last_trick_bonus: 10" in said for said in saved), saved
-    assert len(entries["bug"]) == 2 and all("A rule, not a bug" not in entry and "None of the knob values tried" in entry
+    assert len(entries["bug"]) == 2 and all("A rule, not a bug" not in entry and "No knob value tried" in entry
                                             for entry in entries["bug"]), runs["bug"]
 
 
@@ -149,7 +149,7 @@ def test_a_search_for_other_values_that_breaks_leaves_the_proven_finding_and_say
     out = capsys.readouterr().out
     assert code == 1, out
     assert "stopped before its end (it failed: RuntimeError: the reference pool is gone)" in out, out
-    assert "None of the knob values tried" not in out and "not reproducible" not in out
+    assert "No knob value tried" not in out and "not reproducible" not in out
 
 
 def test_a_finding_whose_transcript_does_not_reproduce_is_told_apart_and_never_saved(
