@@ -164,9 +164,6 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
     rules, found = result.rules, []
     ids = list(result.weighed)
 
-    def missed_over_corpus(candidate: Rules) -> int:
-        return sum(len(e.missed) for e in fitter.weigh(candidate, ids).values())
-
     alternatives: list[tuple[str, list[Change]]] = []
     for knob, values in result.equivalents.items():
         for value in [*values, *grid(_value_in(rules, knob), values, policy, _domain(knob))]:
@@ -188,7 +185,7 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         if knob in hidden_by_others:
             continue  # the implementation's other differences came first on its questions: they would again
         other_rules = set_knob(rules, changes)
-        if other_rules == rules or missed_over_corpus(other_rules) > missed_over_corpus(rules):
+        if other_rules == rules or _missed(fitter, other_rules, ids) > _missed(fitter, rules, ids):
             continue  # the same rules, or ones the corpus already tells from those kept
         fitter.progress(f"asking the implementation: {knob} ({number + 1}/{len(alternatives)})")
         fitted = Change(knob, _value_in(rules, knob)).text()
@@ -233,8 +230,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         if case is None:
             continue
         other_rules = set_knob(rules, cause.explained)
-        over = sum(len(e.missed) for e in fitter.weigh(rules, ids).values())
-        if sum(len(e.missed) for e in fitter.weigh(other_rules, ids).values()) > over:
+        if _missed(fitter, other_rules, ids) > _missed(fitter, rules, ids):
             continue  # the corpus tells the engine's rules from these
         fitter.add_cases([case])
         missed = (len(fitter.weigh(rules, [case.id])[case.id].missed), len(fitter.weigh(other_rules, [case.id])[case.id].missed))
@@ -246,6 +242,11 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         if decide(*missed) == "other":
             rules, unasked = other_rules, unasked - moved
     return rules, found
+
+
+def _missed(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
+    """The implementation's observations the reference under ``rules`` misses over the cases."""
+    return sum(len(e.missed) for e in fitter.weigh(rules, case_ids).values())
 
 
 def _each_knob_first(alternatives: list[tuple[str, list[Any]]]) -> list[tuple[str, list[Any]]]:

@@ -1453,7 +1453,7 @@ def _shrunk_proven_and_saved(pair: Pair, profile: str, document: dict[str, Any],
                 found.proof = proof.why_not(Path(scratch))
                 if not found.proof and proof.explain:
                     found.explained, found.explain_stopped = proof.explained(Path(scratch))
-        said = _explained_in_a_sentence(found) if not found.proof and proof.explain else ""
+        said = _explained_in_a_sentence(found) if proof.explain else ""  # "" for an unproven finding
         if said and save_to is not None and saved is not None:  # the file says what it is, as the summary does
             data["description"] += " " + said
             saved = save(data, save_to)
