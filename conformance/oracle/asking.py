@@ -33,6 +33,7 @@ from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit e
 from conformance.corpus.transcripts import Transcript, TranscriptError, load
 from conformance.harness import findings
 from conformance.oracle import residual
+from conformance.oracle.policy import POLICY, Policy
 from conformance.harness.runner import REFERENCE_COMMAND
 
 if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
@@ -40,44 +41,6 @@ if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
 
 
 
-@dataclass(frozen=True)
-class Policy:
-    """Every tuning number of asking, with its reason."""
-
-    # deals two references play against each other to find a question: a rule that only a rare
-    # situation shows (a tie at the target, a lock from 900) needs a few hundred random deals;
-    # fuzz's positions built for one rule reach most such situations in far fewer
-    deals: int = 200
-    # questions asked of one pair before it is called untold: each is a fresh deal, so another
-    # difference of the implementation that comes first on one deal rarely comes first on three
-    questions: int = 3
-    # seconds to wait for each reply of either reference
-    timeout: float = 10.0
-    # values of a number asked around the fitted one, as many below it as above, nearest first:
-    # the corpus bounds a threshold only where its cases reach it, so the true value can lie on
-    # either side of the fitted one (a lock fitted from 890 that the engine plays from 880, a
-    # line below every equally consistent value), and six steps of 5 each way span 30 points
-    grid: int = 12
-    # knobs deciding the residual's cases whose other values are tried there: the residual of
-    # an engine with a bug lists a case's every deciding knob, and a score group has forty
-    hidden_knobs: int = 12
-    # residual cases whose deciding knobs are tried: each knob value is replayed on all of them,
-    # and an engine with a bug in every deal leaves the whole corpus in the residual
-    hidden_cases: int = 24
-    # knobs whose cases the implementation's record never reaches that are asked about: each
-    # question that finds nothing costs its ``deals``, and an engine cut short everywhere (a
-    # redeal rule of its own, a skipped phase) leaves most knobs unpinned
-    unpinned_knobs: int = 12
-    # deals of the implementation's own play under the fitted rules searched for a question
-    # where the references, playing each other, met none: 1k's uncapped defender shows about
-    # once in a hundred deals (a defender under the lock who scores past the cap)
-    hunt_deals: int = 400
-    # seconds asking may take in all before the alternatives left are reported as not asked: a
-    # question costs one to ten seconds, and the search itself takes about a minute on a corpus
-    seconds: float = 120.0
-
-
-POLICY = Policy()
 
 
 @dataclass(frozen=True)

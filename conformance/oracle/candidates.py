@@ -25,6 +25,7 @@ import variants
 from conformance.harness.findings import Finding, Observed
 from conformance.oracle import knobs as case_knobs
 from conformance.oracle import evidence, observe
+from conformance.oracle.policy import POLICY, Policy
 from spec.vocabulary import CARD_POINTS, SUITS, Phase
 from variants.schema import fit_roles, item_fit_roles, knob_entry
 
@@ -50,13 +51,8 @@ def _the_one(role: str) -> str:
 AMOUNT_KNOBS = _with_role("amount")
 STEP_KNOBS = _with_role("step")
 AMOUNT_WORDS = ("bid", "contract")
-READINGS = 6  # numbers read from the observations tried for one knob, the commonest first
 CONTRACT_STEP = 5  # the next amount above a contract read as a line (the finest grid any profile uses)
-EDGES = 2  # amounts read from the differing legal sets an amount knob decides, tried after those
-NAMED = 4  # knobs an event type only one side sent names, at most, to be searched first in a wide group
 CEILING_REFUSAL = "bid_above_ceiling"  # the reason a bid over a holder's ceiling is refused
-MARRIAGE_TABLES = 256  # the most marriage tables checked against the holders' highest amounts
-SMALL_COUNT = 10  # a bundled value up to this is a count: its neighbours are tried too
 # Score lines: the knob, and the event that shows a player's score reached it. The barrel
 # begins at barrel.threshold and the match ends at match_end.target; a line no bundled
 # profile uses (1645) shows nowhere but in the scores around those events
@@ -87,6 +83,8 @@ HAND_LINES = {knob: {name: event for name, (roles, event) in fields.items() if "
 @dataclass
 class Readings:
     """Numbers the implementation showed, each counted by how often it showed it."""
+
+    policy: Policy = POLICY  # how many readings are tried (``readings``, ``edges``, ...)
 
     amounts: collections.Counter[int] = field(default_factory=collections.Counter)  # tops and bottoms of legal sets
     steps: collections.Counter[int] = field(default_factory=collections.Counter)
@@ -464,7 +462,7 @@ class Readings:
             if steps_apart(d.expected, d.actual):
                 self.stepped.update(k for k in evidence.deciding_knobs(d) if k in STEP_KNOBS)
         for named in evidence.named_knobs(d):
-            if len(named) <= NAMED:
+            if len(named) <= self.policy.named:
                 self.named.update(named)
         amount = _amount(d.action) if d.kind is Observed.REFUSAL and d.action and d.action.split(" ", 1)[0] in AMOUNT_WORDS else None
         if amount is not None:
@@ -508,19 +506,19 @@ class Readings:
                             self.replaced.get(current) if _integer(current) else None,
                             self._taken_instead(current), self.shifted.get(knob), self.decided.get(knob),
                             self._moved_by_distances(knob, current), self.numbers):
-                ranked += [n for n, _count in (counter or collections.Counter()).most_common(READINGS) if n not in ranked]
+                ranked += [n for n, _count in (counter or collections.Counter()).most_common(self.policy.readings) if n not in ranked]
             return ranked
         # a marriage condition read from the holders' highest bids first: the commonest amounts
         # are the opening bid and the maximum; the talon's line where the auctions showed it
-        ranked = [n for n, _count in self.conditions.most_common(EDGES)] if knob == "auction.marriage_needed_above" else []
+        ranked = [n for n, _count in self.conditions.most_common(self.policy.edges)] if knob == "auction.marriage_needed_above" else []
         ranked += self.lines(knob) if knob == TALON_LINE else []
-        ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(EDGES) if n not in ranked]
+        ranked += [n for n, _count in self.above.get(knob, collections.Counter()).most_common(self.policy.edges) if n not in ranked]
         if knob in self.raised and self.raised[knob] not in ranked:
             ranked.append(self.raised[knob])
-        ranked += [n for n, _count in found.most_common(READINGS) if n not in ranked]
+        ranked += [n for n, _count in found.most_common(self.policy.readings) if n not in ranked]
         for shown in (self.edges.get(knob, collections.Counter()), self.contracts.get(knob, collections.Counter()),
                       self.refused.get(knob, collections.Counter())):
-            ranked += [n for n, _count in shown.most_common() if n not in ranked][:EDGES]
+            ranked += [n for n, _count in shown.most_common() if n not in ranked][:self.policy.edges]
         return ranked
 
     def _moved_by_gaps(self, knob: str, current: Any) -> collections.Counter[int] | None:
@@ -541,7 +539,7 @@ class Readings:
         if not moved or not _integer(current):
             return None
         found = collections.Counter[int]()
-        for distance, count in moved.most_common(EDGES):
+        for distance, count in moved.most_common(self.policy.edges):
             found.update({current + distance: count, current - distance: count})
         return found
 
@@ -661,13 +659,13 @@ class Readings:
         if not suits or not all(_integer(shown.get(suit)) for suit in SUITS):
             return []
         tables: list[dict[str, Any]] = []
-        for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), MARRIAGE_TABLES):
+        for combination in itertools.islice(itertools.product(*(choices[suit] for suit in suits)), self.policy.marriage_tables):
             table = {**shown, **dict(zip(suits, combination))}
             if all(top <= condition + sum(table[suit] for suit in pairs) < top + step
                    for pairs, top, step in ceilings if pairs) \
                     and all(condition + sum(table[suit] for suit in pairs) >= top for pairs, top, _step in stopped):
                 tables.append(table)
-        return tables[:EDGES]
+        return tables[:self.policy.edges]
 
 
 def edges(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter[int]:
@@ -731,8 +729,8 @@ def _gaps(expected: Sequence[Any], actual: Sequence[Any]) -> collections.Counter
     return read
 
 
-def readings(records: Iterable[observe.CaseRecord]) -> Readings:
-    found = Readings()
+def readings(records: Iterable[observe.CaseRecord], policy: Policy = POLICY) -> Readings:
+    found = Readings(policy=policy)
     for record in records:
         found.add_record(record)
     return found
@@ -917,14 +915,15 @@ def integer_range(spec: dict[str, Any]) -> tuple[int, int]:
 
 def _integers(knob: str, spec: dict[str, Any], current: Any, bundled: list[Any], read: Readings | None) -> list[Any]:
     low, high = integer_range(spec)
+    policy = read.policy if read else POLICY
     numbers = read.for_knob(knob, current) if read else []
     numbers += [v for v in bundled if _integer(v)]
     if _integer(spec.get("default")):
         numbers.append(spec["default"])
     if _integer(current):
-        numbers += [current + d for d in ((-1, 1, 2) if current <= 10 else (-10, 10))]
+        numbers += [current + d for d in (policy.near_count if current <= policy.small_count else policy.near_amount)]
     # a count (a penalty from the third give-up) also tries the counts next to the bundled ones,
     # as ``fit.knob_domain`` does: the observations show a count only as a score that changes
     # from the fifth give-up on, among many other numbers
-    numbers += [n + d for n in bundled if _integer(n) and 0 < n <= SMALL_COUNT for d in (-1, 1, 2)]
+    numbers += [n + d for n in bundled if _integer(n) and 0 < n <= policy.small_count for d in policy.near_count]
     return [n for n in numbers if _integer(n) and low <= n <= high]

@@ -46,6 +46,7 @@ import variants
 from conformance.harness import diagnosis, outputs, process, reports, steps
 from conformance.harness.findings import Finding, Observed, RootCause
 from conformance.oracle import asking, candidates, evidence, observe, residual
+from conformance.oracle.policy import POLICY, Policy
 from conformance.terminal import clear_progress, printable, terminal_progress
 from conformance.harness.runner import MIN_TIMEOUT, REFERENCE_COMMAND
 from conformance.harness.session import Declarations
@@ -55,35 +56,6 @@ from variants.schema import knob_entry, rule_sections
 
 MAX_TIMEOUT = 86400  # seconds, as thousand verify caps --timeout (a larger one overflows the poll)
 NAME_LIMIT = 60  # characters of the implementation's name written into the fitted profile
-BEAM = 3  # joint changes a group's search carries to the next depth
-DEPTH = 3  # knobs a group's search changes together at most
-EXHAUSTIVE = 64  # every combination of a group's knobs when the product of their value lists is this small
-SAMPLE = 3  # cases of a group a joint change is scored on (those showing most of its observations)
-OVER_ALL = 3  # a group's best joint changes then scored on every case
-MAX_PASSES = 3
-MIN_GROUP = 1  # observations a group needs for a joint search: a coupled pair can show in two
-BROKEN_WEIGHT = 2  # a change that breaks a matching case must fix this many observations for each it breaks
-EQUIVALENTS_TRIED = 6
-WIDENINGS = 2  # times a group's sample is widened by the cases a change perfect on it broke
-WIDE_GROUP = 12  # knobs of a group searched without the cases' own knob lists
-GROUP_BUDGET = 160  # joint changes one group's beam scores at most
-CHUNK = 16  # cases replayed between two looks at whether a change already lost more than it gained
-REPAIRS = 3  # ways of making a joint change pass the cross-knob checks tried, each scored
-TIED = 8  # changes as good as the best on a group's sample carried on or checked over every case at most
-PER_KNOB = 4  # values of a knob carried past the first depth of a beam: those that did best alone
-CARRIED = 2  # and a number's first values (its readings), whatever they did alone
-# Before a residual cause is called a rule the schema has no knob for, pairs of its switches
-# (enum and boolean knobs) are tried on its cases: so many switches, rule sets and cases at most
-PAIR_SWITCHES = 6
-PAIR_BUDGET = 40
-PAIR_CASES = 8
-PAIR_CAUSES = 4  # causes so checked, the largest first
-# A finding fuzz proved is tried against every value of every knob, then each value that
-# alone came nearer (fewer observations missed) with every other: so many nearer values paired at
-# most, and so many rule sets in all (a one-deal transcript replays in hundredths of a second,
-# and a score finding has fifty deciding knobs of a few values each)
-EXPLAIN_NEARER = 4
-EXPLAIN_BUDGET = 1500
 
 
 @dataclass(frozen=True)
@@ -202,7 +174,7 @@ class Group:
     knobs: tuple[str, ...]
     observations: int
     cases: tuple[str, ...]  # the cases that show them, the most telling first
-    size: int = SAMPLE  # of the sample a joint change is scored on, the first cases
+    size: int  # of the sample a joint change is scored on, the first cases
 
     @property
     def sample(self) -> tuple[str, ...]:
@@ -220,10 +192,13 @@ class PhasePart:
 class Fitter:
     def __init__(self, profile_name: str, cases: Sequence[Transcript], implementation: Sequence[str],
                  jobs: int = 1, timeout: float = 10.0, progress: Callable[[str], None] | None = None,
-                 resolved: variants.ResolvedProfile | None = None, fallbacks: Sequence[str] = ()) -> None:
+                 resolved: variants.ResolvedProfile | None = None, fallbacks: Sequence[str] = (),
+                 policy: Policy | None = None) -> None:
         """``resolved``: the rules ``profile_name`` stands for when it is not a bundled name (a
         house file fuzz was given); ``fallbacks``: what a match names when the implementation's
-        declared list lacks ``profile_name``."""
+        declared list lacks ``profile_name``; ``policy``: every tuning number (``POLICY`` by
+        default, read when the fitter is made: a test may replace it)."""
+        self.policy = policy or POLICY
         self.profile_name = profile_name
         self.profile = resolved or variants.resolve(profile_name)
         self.fallbacks = tuple(fallbacks)
@@ -246,7 +221,7 @@ class Fitter:
         self._sources: dict[str, set[bytes]] = {}  # case id -> the sources in _by_source: not read into records again
         self.reference = observe.Pool(REFERENCE_COMMAND, jobs, timeout, batch=True)
         self.evaluations = 0
-        self.read = candidates.Readings()
+        self.read = candidates.Readings(policy=self.policy)
         # knob -> the values the last single-change check tried for it, each alone over every
         # case: what the residual can say was tried (and nothing more)
         self.tried: dict[str, int] = {}
@@ -275,7 +250,7 @@ class Fitter:
         # one situation answered two ways in two cases: neither answer is evidence of a rule
         for case_id, keys in residual.inconsistent(self.impl_records, self.by_id).items():
             self.contradicted[case_id] = self.contradicted.get(case_id, frozenset()) | keys
-        self.read = candidates.readings(cut for cut, _after in self.shown.values())
+        self.read = candidates.readings((cut for cut, _after in self.shown.values()), self.policy)
         self.timing["observing the implementation"] = time.monotonic() - started
 
     def add_cases(self, cases: Sequence[Transcript]) -> None:
@@ -368,7 +343,7 @@ class Fitter:
     def made_consistent(self, rules: Rules, cand: tuple[Change, ...]) -> list[tuple[Change, ...]]:
         """``cand`` when the rules it makes pass the cross-knob checks; else ``cand`` with one
         more knob the failing check names moved to each of its values that passes (at most
-        REPAIRS): an opening bid of 155 under a talon shown from 130 needs the talon shown
+        ``Policy.repairs``): an opening bid of 155 under a talon shown from 130 needs the talon shown
         otherwise, and which way only the evidence tells."""
         from variants.checks import CONSISTENCY_CHECKS
 
@@ -385,7 +360,7 @@ class Fitter:
                 whole = (*cand, Change(knob, value))
                 if self.consistent(set_knob(rules, whole)):
                     repaired.append(whole)
-                    if len(repaired) >= REPAIRS:
+                    if len(repaired) >= self.policy.repairs:
                         return repaired
         return repaired
 
@@ -406,14 +381,14 @@ class Fitter:
         rules: Rules = variants.thaw(self.profile.rules)
         accepted: list[Accepted] = []
         searching = self._phase("")
-        for _pass in range(MAX_PASSES):
+        for _pass in range(self.policy.passes):
             rules, found = self._pass(rules, ids, accepted)
             if not found:
                 break
         pruning = self._phase("joint search", searching)
         rules, accepted[:] = self._without_idle(rules, ids, accepted)
         checking = self._phase("leaving out idle changes", pruning)
-        for _round in range(MAX_PASSES):
+        for _round in range(self.policy.passes):
             rules = self._stopped(rules, ids, accepted)
             # last, a change whose every observation follows a difference still left is no
             # evidence (``evidence.downstream``); once the search is over, that difference
@@ -467,7 +442,7 @@ class Fitter:
         tried: set[tuple[str, ...]] = set()
         found = False
         while True:
-            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried and g.observations >= MIN_GROUP]
+            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried and g.observations >= self.policy.min_group]
             if not groups:
                 return rules, found
             group = groups[0]
@@ -516,7 +491,7 @@ class Fitter:
                 best = self._best_over_all(rules, restarted, ids)
                 if best is None:  # a change found afresh can need a switch beside it as much
                     best = self._best_over_all(rules, self._completed(rules, restarted, group, ids), ids)
-        wider = self._unfooled(rules, group, proposed, ids) if best is None and widened < WIDENINGS else None
+        wider = self._unfooled(rules, group, proposed, ids) if best is None and widened < self.policy.widenings else None
         if wider is not None:
             self.progress(f"searching {_named(group)} again on a sample with the cases its best change broke")
             best = self._searching(rules, wider, ids, widened + 1)
@@ -541,7 +516,7 @@ class Fitter:
             broken = sorted((c for c in seen if seen[c].missed - now[c].missed and c not in sample),
                             key=lambda c: -len(seen[c].missed - now[c].missed))
             if broken:
-                wider = [*sample, *broken[:SAMPLE]]
+                wider = [*sample, *broken[:self.policy.sample]]
                 return Group(group.knobs, group.observations, (*wider, *(c for c in group.cases if c not in wider)),
                              len(wider))
         return None
@@ -559,7 +534,8 @@ class Fitter:
                     phases.setdefault(d.phase, collections.Counter())[case_id] += 1
         if len(phases) < 2:
             return []
-        parts = [PhasePart(phase, Group(group.knobs, sum(count.values()), tuple(c for c, _n in count.most_common())))
+        parts = [PhasePart(phase, Group(group.knobs, sum(count.values()), tuple(c for c, _n in count.most_common()),
+                                                  self.policy.sample))
                  for phase, count in phases.items() if not set(count) <= sampled]
         return sorted(parts, key=lambda part: (-part.group.observations, part.phase))
 
@@ -665,14 +641,14 @@ class Fitter:
                            key=lambda c: -len(seen[c].missed - now[c].missed))
             if not worse:
                 continue
-            sample = list(dict.fromkeys([*worse[:SAMPLE], *group.sample]))
+            sample = list(dict.fromkeys([*worse[:self.policy.sample], *group.sample]))
             alone = self.score(moved_rules, sample)
             # a knob the change only puts back may take a completing value instead: the search
             # from a stand-in put back finds what the other knob must be, not what it needs beside it
             moved = {c.knob for c in cand if not self._at_profile_value(c)}
             live = self.live(moved_rules)
             deciding: list[str] = []
-            for case_id in worse[:SAMPLE]:
+            for case_id in worse[:self.policy.sample]:
                 for d, knobs in seen[case_id].deciding:
                     if evidence.key_of(d) in now[case_id].missed:
                         continue  # it differed before: the change did not make it differ
@@ -689,7 +665,7 @@ class Fitter:
                             score = self.score(set_knob(rules, full), sample)
                             if score < alone:
                                 scored.append((score, full))
-        return [c for _s, c in sorted(scored, key=_ranking)[:OVER_ALL]]
+        return [c for _s, c in sorted(scored, key=_ranking)[:self.policy.over_all]]
 
     def _with_numbers_on(self, rules: Rules, changes: tuple[Change, ...]) -> list[tuple[Change, ...]]:
         """``changes`` with each number their last change switches on set to its first
@@ -699,7 +675,7 @@ class Fitter:
             return []
         after = set_knob(rules, changes)
         return [(*changes, Change(knob, value)) for knob in self._switched_on(rules, changes, sorted(self.knobs))
-                for value in self._values(knob, after)[:CARRIED]]
+                for value in self._values(knob, after)[:self.policy.carried]]
 
     def _table_over(self, rules: Rules, changes: tuple[Change, ...], knob: str) -> list[dict[str, Any]]:
         """For the marriage table beside a new marriage condition, the table the holders'
@@ -727,7 +703,7 @@ class Fitter:
         paid; amounts read from the replies would multiply the replays for little."""
         values = self._values(knob, rules)
         if "integer" in candidates.kinds(knob):
-            return [v for v in values if _numeric(v) and v <= candidates.SMALL_COUNT]
+            return [v for v in values if _numeric(v) and v <= self.policy.small_count]
         return values
 
     def groups(self, rules: Rules, ids: Sequence[str]) -> list[Group]:
@@ -739,7 +715,7 @@ class Fitter:
                 knobs = self._group_knobs(deciding)
                 if knobs:
                     observations.setdefault(knobs, collections.Counter())[case_id] += 1
-        groups = [Group(knobs, sum(count.values()), tuple(c for c, _n in count.most_common()))
+        groups = [Group(knobs, sum(count.values()), tuple(c for c, _n in count.most_common()), self.policy.sample)
                   for knobs, count in observations.items()]
         return sorted(groups, key=lambda g: (-g.observations, g.knobs))
 
@@ -759,7 +735,7 @@ class Fitter:
                                 self.by_id)
         checked = 0
         for index, cause in enumerate(found):
-            if cause.verdict != ResidualVerdict.NO_KNOB or checked >= PAIR_CAUSES:
+            if cause.verdict != ResidualVerdict.NO_KNOB or checked >= self.policy.pair_causes:
                 continue
             checked += 1
             self.progress(f"searching pairs of switches for {cause.signature}")
@@ -782,10 +758,10 @@ class Fitter:
         """One switch of a cause's knobs, or two changed together, that set its cases right where
         its difference shows: fewer observations missed over them, its signature in none of their
         findings and no new one among them. (fit's stop rule tries each single change too, but over every case, where
-        it may break others.) Bounded: PAIR_SWITCHES switches, PAIR_BUDGET rule sets, PAIR_CASES
+        it may break others.) Bounded by the policy's ``pair_switches`` switches, ``pair_budget`` rule sets, ``pair_cases``
         cases."""
-        ids = [c for c in cause.cases if c in self.by_id][:PAIR_CASES]
-        switches = [k for k in cause.knobs if k in self.knobs and self._switch(k, rules)][:PAIR_SWITCHES]
+        ids = [c for c in cause.cases if c in self.by_id][:self.policy.pair_cases]
+        switches = [k for k in cause.knobs if k in self.knobs and self._switch(k, rules)][:self.policy.pair_switches]
         now = self.weigh(rules, ids)
         before = sum(len(e.missed) for e in now.values())
         # a change that trades its difference for another (the duty to beat switched off where an
@@ -799,7 +775,7 @@ class Fitter:
             new_rules = set_knob(rules, changes)
             if not self.consistent(new_rules):
                 continue
-            if self.pairs_tried >= PAIR_BUDGET:
+            if self.pairs_tried >= self.policy.pair_budget:
                 return None
             self.pairs_tried += 1
             after = self.weigh(new_rules, ids)
@@ -813,10 +789,10 @@ class Fitter:
         """A value of one knob, or values of two, under which the reference plays ``case_ids``
         exactly as the implementation did (no observation missed) and misses none of its
         observations that ``rules`` play right over the ``elsewhere`` cases that exercise the
-        changed knobs (a trade, hearts' marriage right and diamonds' now wrong, is no rule); None when none does within EXPLAIN_BUDGET rule sets. One deal is thin evidence:
+        changed knobs (a trade, hearts' marriage right and diamonds' now wrong, is no rule); None when none does within the policy's ``explain_budget`` rule sets. One deal is thin evidence:
         a declarer refused a give-up on it is also what "no give-ups at all" plays, which the
         cases of the give-up knobs contradict. Each value alone first, then each of the
-        EXPLAIN_NEARER values that alone missed fewest (and fewer than ``rules``) with every
+        ``Policy.explain_nearer`` values that alone missed fewest (and fewer than ``rules``) with every
         other value: a rule that two knobs write (no cap on a defender, and a defender who may
         then win) comes nearer by its first knob alone."""
         def missed(changes: tuple[Change, ...], ids: Sequence[str]) -> int:
@@ -833,7 +809,7 @@ class Fitter:
         before = missed((), case_ids)
         singles = [(Change(k, v),) for k in sorted(self.knobs) for v in self._others(k, rules)]
         self.explain_spent = False
-        budget = iter(range(EXPLAIN_BUDGET))
+        budget = iter(range(self.policy.explain_budget))
         nearer: list[tuple[int, tuple[Change, ...]]] = []
         for single in singles:
             for changes in self.made_consistent(rules, single):
@@ -845,7 +821,7 @@ class Fitter:
                     return changes
                 if 0 < now < before:
                     nearer.append((now, changes))
-        for _now, first in sorted(nearer, key=lambda item: item[0])[:EXPLAIN_NEARER]:
+        for _now, first in sorted(nearer, key=lambda item: item[0])[:self.policy.explain_nearer]:
             moved = {c.knob for c in first}
             for single in (s for s in singles if s[0].knob not in moved):
                 for changes in self.made_consistent(rules, (*first, *single)):
@@ -884,7 +860,7 @@ class Fitter:
             knobs = [k for k in knobs if knob_domain(k, rules[k.partition(".")[0]][k.partition(".")[2]])] or knobs
         domains = [self._values(k, rules) for k in knobs]
         scored: list[tuple[Score, tuple[Change, ...]]] = []
-        if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= EXHAUSTIVE:
+        if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= self.policy.exhaustive:
             for combination in itertools.product(*[[_KEEP, *d] for d in domains]):
                 cand = tuple(Change(k, v) for k, v in zip(knobs, combination) if v is not _KEEP)
                 for whole in self.made_consistent(rules, cand) if cand else ():
@@ -894,7 +870,7 @@ class Fitter:
         if "marriages.values" in group.knobs and "marriages.values" not in knobs:
             scored += self._with_read_table(rules, scored, sample)
         improving = sorted(((s, c) for s, c in scored if s < base), key=_ranking)
-        return [c for _s, c in _with_ties(improving, OVER_ALL)]
+        return [c for _s, c in _with_ties(improving, self.policy.over_all, self.policy.tied)]
 
     def _read_afresh(self, rules: Rules) -> None:
         """Forget what was read from differences; read next against ``rules``' marriage table,
@@ -910,7 +886,7 @@ class Fitter:
         no ceiling then stands in for it: a stop at 180 with every holder offered 180 reads as
         no ceiling, where a hearts holder refused 200 as above its ceiling shows a table."""
         found: list[tuple[Score, tuple[Change, ...]]] = []
-        for _score, cand in sorted(scored, key=_ranking)[:OVER_ALL]:
+        for _score, cand in sorted(scored, key=_ranking)[:self.policy.over_all]:
             kept = tuple(c for c in cand if c.knob not in ("auction.ceiling", "marriages.values"))
             table = self._read_table(rules, kept)
             whole = (*kept, Change("marriages.values", table))
@@ -926,7 +902,7 @@ class Fitter:
         the knobs named for an event type only one side sent (``Readings.named``) go first: a
         beam over thirty knobs spends its budget before the dump section, last in the list,
         where the engine's extra ``dump`` event names it."""
-        if len(group.knobs) <= WIDE_GROUP:
+        if len(group.knobs) <= self.policy.wide_group:
             return list(group.knobs)
         named = [k for k in group.knobs if k in self.read.named]
         ordered = [*named, *(k for k in group.knobs if k not in named)]
@@ -952,7 +928,7 @@ class Fitter:
         best: Score | None = None
         base = self.score(rules, sample)
         alone: dict[str, list[tuple[Score, Any]]] = {}
-        for depth in range(DEPTH):
+        for depth in range(self.policy.depth):
             found: list[tuple[Score, tuple[Change, ...]]] = []
             # past the first depth, the numbers a state switches on last (those not live alone):
             # a barrel switched on brings a dozen numbers of ten values each, and its arrival
@@ -976,12 +952,12 @@ class Fitter:
                             if "integer" in candidates.kinds(knob) and knob not in candidates.COUNT_KNOBS:
                                 continue
                         else:
-                            kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:PER_KNOB]]
+                            kept = [v for _s, v in sorted(alone[knob], key=lambda item: item[0])[:self.policy.per_knob]]
                             # and a number's first readings: a marriage condition read from a
                             # holder's highest bid does badly alone, and is the one a marriage
                             # ceiling needs beside it
                             if "integer" in candidates.kinds(knob):
-                                kept += [v for v in values[:CARRIED] if v not in kept]
+                                kept += [v for v in values[:self.policy.carried] if v not in kept]
                             values = [v for v in values if v in kept]
                     for value in values:
                         cand = (*changes, Change(knob, value))
@@ -989,7 +965,7 @@ class Fitter:
                         if key in seen:
                             continue
                         seen.add(key)
-                        if len(seen) > GROUP_BUDGET:
+                        if len(seen) > self.policy.group_budget:
                             break  # a wide group's search is cut here: the stop rule still tries every single change
                         for whole in self.made_consistent(rules, cand):
                             self.progress(f"  joint search over {len(knobs)} knobs, depth {depth + 1}: {' '.join(c.text() for c in whole)}")
@@ -1002,7 +978,7 @@ class Fitter:
             if not found or (best is not None and found[0][0] >= best) or found[0][0][0] == 0:
                 break
             best = found[0][0]
-            frontier = [c for _s, c in _with_ties(found, BEAM)]
+            frontier = [c for _s, c in _with_ties(found, self.policy.beam, self.policy.tied)]
             if not depth:  # and every switch turned alone: no ceiling does little until the maximum moves too
                 frontier += [c for _s, c in found if c not in frontier and isinstance(c[-1].value, (str, bool))]
         return scored + self._refined(rules, knobs, sample, scored, seen)
@@ -1027,10 +1003,10 @@ class Fitter:
         a switch that does no better alone stops the beam before the number it switches on is
         tried: a fixed gain for the defenders, whose amount of 155 is the engine's."""
         found: list[tuple[Score, tuple[Change, ...]]] = []
-        best = _with_ties(sorted(scored, key=_ranking), BEAM)
+        best = _with_ties(sorted(scored, key=_ranking), self.policy.beam, self.policy.tied)
         frontier = [item for item in best if len(item[1]) > 1]
         frontier += [item for item in best if item not in frontier and self._switched_on(rules, item[1], knobs)]
-        for _round in range(DEPTH):
+        for _round in range(self.policy.depth):
             better: list[tuple[Score, tuple[Change, ...]]] = []
             for score, changes in frontier:
                 moves = [(at, change.knob) for at, change in enumerate(changes)
@@ -1051,7 +1027,7 @@ class Fitter:
                 break
             better.sort(key=_ranking)
             found += better
-            frontier = _with_ties(better, BEAM)
+            frontier = _with_ties(better, self.policy.beam, self.policy.tied)
         return found
 
     def _switched_on(self, rules: Rules, changes: tuple[Change, ...], knobs: list[str]) -> list[str]:
@@ -1061,7 +1037,7 @@ class Fitter:
         return [k for k in knobs if k in after and k not in now and k not in moved and "integer" in candidates.kinds(k)]
 
     def _best_over_all(self, rules: Rules, proposed: Sequence[tuple[Change, ...]], ids: list[str],
-                       weights: tuple[float, ...] = (math.inf, BROKEN_WEIGHT)) -> tuple[Change, ...] | None:
+                       weights: tuple[float, ...] | None = None) -> tuple[Change, ...] | None:
         """Of the proposed changes that make more observations match over every case while
         breaking no matching case, the one that makes most match (the first of equals: best on
         the sample first), else the same of those that break some but fix far more, with every
@@ -1077,7 +1053,7 @@ class Fitter:
             return self._fixes(set_knob(rules, cand), {ch.knob for ch in cand}, ids, now, weight=weight,
                                need=need, closer=need == 1)
 
-        for weight in weights:
+        for weight in weights or (math.inf, self.policy.broken_weight):
             best: tuple[Change, ...] = ()
             fixed = 0
             for cand in proposed:
@@ -1102,7 +1078,7 @@ class Fitter:
         return None
 
     def _fixes(self, new_rules: Rules, moved: set[str], ids: list[str], now: dict[str, evidence.Evidence],
-               weight: float = BROKEN_WEIGHT, need: int = 1, closer: bool = False) -> int | None:
+               weight: float | None = None, need: int = 1, closer: bool = False) -> int | None:
         """The observations more that ``new_rules`` (``moved`` knobs changed) reproduce over
         every case, when at least ``need`` and the observations of matching cases it breaks,
         ``weight`` times, do not outweigh them (``math.inf``: it breaks none); else None.
@@ -1115,6 +1091,7 @@ class Fitter:
         a moved knob first; past the first ones no case is expected to gain, so the replays
         stop as soon as the loss so far outweighs the gain (most rejected changes break
         many cases at once): a rejected change costs a fraction of the corpus."""
+        weight = self.policy.broken_weight if weight is None else weight
         net = broken = apart = 0
         least = 0 if closer else need
         gaining, *rest = self._chunks(moved, ids, now)
@@ -1124,10 +1101,10 @@ class Fitter:
         # A proposal that cannot beat the best so far (``need``) costs a chunk or nothing
         gaining = sorted(gaining, key=lambda c: -len(now[c].missed))
         left = sum(len(now[c].missed) for c in gaining)
-        for start in range(0, len(gaining), CHUNK):
+        for start in range(0, len(gaining), self.policy.chunk):
             if net + left < least or (broken and broken * weight > net + left):
                 return None
-            chunk = gaining[start:start + CHUNK]
+            chunk = gaining[start:start + self.policy.chunk]
             after = self.weigh(new_rules, chunk)
             left -= sum(len(now[c].missed) for c in chunk)
             gained, lost = _balance(now, after, chunk)
@@ -1195,7 +1172,7 @@ class Fitter:
         gaining = [c for c in ids if not moved.isdisjoint(now[c].decided_by)]
         taken = set(gaining)
         rest = sorted((c for c in ids if c not in taken), key=lambda c: not moved & set(self.by_id[c].knobs))
-        return [gaining, *(rest[i:i + CHUNK] for i in range(0, len(rest), CHUNK))]
+        return [gaining, *(rest[i:i + self.policy.chunk] for i in range(0, len(rest), self.policy.chunk))]
 
     def _single_change(self, rules: Rules, ids: list[str]) -> tuple[Change, ...] | None:
         """A change of one knob to one of its values that makes more observations match over
@@ -1240,8 +1217,8 @@ class Fitter:
         first)? Replayed a chunk at a time, stopping once the cases left, even all set
         right, could not make up for what the change lost."""
         net, left = 0, sum(len(now[c].missed) for c in cases)
-        for start in range(0, len(cases), CHUNK):
-            chunk = cases[start:start + CHUNK]
+        for start in range(0, len(cases), self.policy.chunk):
+            chunk = cases[start:start + self.policy.chunk]
             after = self.weigh(new_rules, chunk)
             net += _balance(now, after, chunk)[0]
             left -= sum(len(now[c].missed) for c in chunk)
@@ -1277,7 +1254,7 @@ class Fitter:
                 example = record.example.split(" ")[0]
                 tried = self._values(change.knob, rules)
                 # the rule switched off first: it is the plainest of equal values
-                tried = ([None] if None in tried else []) + [v for v in tried if v is not None][:EQUIVALENTS_TRIED]
+                tried = ([None] if None in tried else []) + [v for v in tried if v is not None][:self.policy.equivalents_tried]
                 for value in tried:
                     other = set_knob(rules, [Change(change.knob, value)])
                     if not self.consistent(other) or self.weigh(other, [example])[example].clean != final[example].clean:
@@ -1428,11 +1405,11 @@ def _numeric(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int) -> list[tuple[Score, tuple[Change, ...]]]:
+def _with_ties(ranked: list[tuple[Score, tuple[Change, ...]]], count: int, tied: int) -> list[tuple[Score, tuple[Change, ...]]]:
     """The first ``count`` of changes ranked best first, and those as good as the best up to
-    TIED: on a sample of one case a maximum of 525 with four aces worth anything and four
+    ``tied``: on a sample of one case a maximum of 525 with four aces worth anything and four
     aces worth 30 under a marriage ceiling score the same, and only the cases beyond tell."""
-    best = [item for item in ranked[:TIED] if ranked and item[0] == ranked[0][0]]
+    best = [item for item in ranked[:tied] if ranked and item[0] == ranked[0][0]]
     return ranked[:count] + [item for item in best[count:]]
 
 
@@ -1717,7 +1694,7 @@ def _fit(args: argparse.Namespace) -> int:
                 return ExitCode.CANNOT_START
             result = fitter.run()
             if not args.no_ask:
-                result = _asked(fitter, profile, result, args.save_questions)
+                result = answered(fitter, profile, result, args.save_questions)
             found = fitter.causes(result)
     finally:
         fitter.close()
@@ -1748,7 +1725,7 @@ def _fit(args: argparse.Namespace) -> int:
     return code
 
 
-def _asked(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult, save_to: Path | None) -> FitResult:
+def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult, save_to: Path | None) -> FitResult:
     """``result`` with every untold alternative asked of the implementation (``asking``): the
     rules its answers keep, the questions, and the residual weighed again under those rules
     over the corpus (the questions are not corpus cases: they decide, they are not scored)."""
@@ -1756,7 +1733,7 @@ def _asked(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult,
         def text(rules: Rules) -> str:
             return house_yaml(profile, rules, [], "asked", "the implementation")
 
-        rules, found = asking.ask(fitter, result, text, Path(scratch), asking.POLICY)  # read now: a test may set it
+        rules, found = asking.ask(fitter, result, text, Path(scratch), fitter.policy)
         if save_to is not None:
             asking.keep_questions(found, Path(scratch), save_to)
     ids = [case_id for case_id in result.weighed]

@@ -10,7 +10,8 @@ import yaml
 
 from conformance.cli import main
 from conformance.harness.runner import REFERENCE_COMMAND
-from conformance.oracle.asking import Policy, decide, grid
+from conformance.oracle.asking import decide, grid
+from conformance.oracle.policy import Policy
 from tests.support.paths import FIXTURES
 
 TALON_FROM_110 = FIXTURES / "house" / "talon-from-110.yaml"
@@ -125,9 +126,9 @@ def test_where_the_references_meet_no_question_the_implementation_s_own_play_is_
     play as a finding that no cap and defenders who may win explain. Here the references get
     one deal (none parts them), so only the implementation's own play can tell: both values
     are found, and their ruling names the hunt's transcript."""
-    from conformance.oracle import asking
+    from conformance.oracle import fit
 
-    monkeypatch.setattr(asking, "POLICY", Policy(deals=1, questions=1, hunt_deals=300))
+    monkeypatch.setattr(fit, "POLICY", Policy(deals=1, questions=1, hunt_deals=300))
     out = tmp_path / "fitted.yaml"
     assert main(["fit", "--profile", "polish", "-k", "polish/defender_lock/*", "--output", str(out), "--",
                  *REFERENCE_COMMAND, "--rules", str(FIXTURES / "house" / "defender-uncapped-behind-redeals.yaml")]) == 0

@@ -83,4 +83,4 @@ def test_a_cause_a_switch_reproduces_is_not_called_no_knob(tmp_path: Path) -> No
         fitter.close()
     assert found[0].verdict == ResidualVerdict.PAIRED
     assert found[0].why.startswith('play.must_beat: false reproduces')
-    assert 0 < fitter.pairs_tried <= fit.PAIR_BUDGET
+    assert 0 < fitter.pairs_tried <= fitter.policy.pair_budget
