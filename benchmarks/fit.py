@@ -7,7 +7,7 @@
     the changed knobs, the fitted knobs, whether they are the same, the residual cases, and
     (when the fitted rules are not the secret ones) whether the reference under the fitted
     rules plays like the secret rules on every case of the corpus.
-``python benchmarks/fit.py realistic [--count 30] [--seed S] [--developing] [--jobs 1] [--only INDEX]``
+``python benchmarks/fit.py realistic [--count 30] [--seed S] [--developing] [--no-ask] [--jobs 1] [--only INDEX]``
     Seeded secret variants as engines really are: 6 to 15 knob changes over at least 4 rule
     sections, values drawn from each knob's whole domain (numbers anywhere in a plausible
     part of the schema's range, most of them values no bundled profile uses; a marriage table
@@ -32,8 +32,10 @@
     play (adopted or missed) is counted apart as expressing the mutant, not as wrong, when it is of a knob the
     mistake is about and reproduces observations of the mutant that the secret value does not,
     or when it changes play only on top of such values: ``only_with``),
-    the fit's time and its ratio to ``thousand verify`` of the profile. ``--only INDEX`` fits
-    one variant of the same draw.
+    the fit's time and its ratio to ``thousand verify`` of the profile. The fit is what
+    ``thousand fit`` does, the search and then its questions (``fit.answered``); a wrong value
+    asking reported untold (no question it found tells it apart) is listed apart, and
+    ``--no-ask`` scores the search alone. ``--only INDEX`` fits one variant of the same draw.
 ``python benchmarks/fit.py mutants [--profile polish] NAME...``
     fit against mutants (``python -m mutants.serve NAME``): residual cases and signatures.
 ``python benchmarks/fit.py catalogue --matrix MATRIX.json [--jobs 2] [NAME ...]``
@@ -65,6 +67,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import variants  # noqa: E402
 from conformance.oracle import evidence, fit, observe, residual  # noqa: E402
+from spec.vocabulary import EditableRuleValues as Rules  # noqa: E402
 from conformance.harness.findings import RootCause  # noqa: E402
 from conformance.harness.runner import REFERENCE_COMMAND  # noqa: E402
 from conformance.corpus.transcripts import CASES_DIR, GENERATED_DIR, Transcript, discover  # noqa: E402
@@ -87,7 +90,7 @@ def random_variant(rng: random.Random, folder: Path, name: str) -> tuple[str, li
     while True:
         profile_name = rng.choice(PROFILES)
         profile = variants.resolve(profile_name)
-        rules: fit.Rules = variants.thaw(profile.rules)
+        rules: Rules = variants.thaw(profile.rules)
         changes: list[fit.Change] = []
         for _ in range(rng.randint(1, 4)):
             knobs = [k for k in fit.applying_knobs(profile, rules) if k not in {c.knob for c in changes}]
@@ -129,12 +132,16 @@ def identical_on_corpus(cases: list[Transcript], one: dict[str, Any], other: dic
     return True
 
 
-def fitted(profile: str, cases: list[Transcript], command: list[str], jobs: int) -> tuple[fit.FitResult, fit.Fitter, float]:
-    """A fit of the implementation from the profile, the fitter (closed) and its wall time."""
+def fitted(profile: str, cases: list[Transcript], command: list[str], jobs: int,
+           ask: bool = False) -> tuple[fit.FitResult, fit.Fitter, float]:
+    """A fit of the implementation from the profile, the fitter (closed) and its wall time;
+    with ``ask``, what ``thousand fit`` reports: the search, then its questions."""
     started = time.monotonic()
     fitter = fit.Fitter(profile, cases, command, jobs)
     try:
         result = fitter.run()
+        if ask:
+            result = fit.answered(fitter, variants.resolve(profile), result, None)
     finally:
         fitter.close()
     return result, fitter, time.monotonic() - started
@@ -195,7 +202,7 @@ def run_mutants(args: argparse.Namespace) -> None:
 
 def run_timing(args: argparse.Namespace) -> None:
     profile = variants.resolve(args.profile)
-    rules: fit.Rules = variants.thaw(profile.rules)
+    rules: Rules = variants.thaw(profile.rules)
     rng = random.Random(1)
     with tempfile.TemporaryDirectory() as tmp:
         for attempt in range(50):
@@ -307,7 +314,7 @@ def realistic_variant(rng: random.Random, folder: Path, name: str) -> tuple[str,
     for _attempt in range(500):
         profile_name = rng.choice(PROFILES)
         profile = variants.resolve(profile_name)
-        rules: fit.Rules = variants.thaw(profile.rules)
+        rules: Rules = variants.thaw(profile.rules)
         wanted = rng.randint(6, 15)
         changes: dict[str, fit.Change] = {}
         for knob in COUPLED:
@@ -422,7 +429,7 @@ def run_realistic(args: argparse.Namespace) -> None:
                        "mutant": [sys.executable, "-m", "mutants.serve", "--rules", str(path), mutant],
                        "partial": [sys.executable, str(Path(__file__).resolve().parent / "partial_engine.py"), word,
                                    "--rules", str(path)]}[kind]
-            result, fitter, seconds = fitted(profile_name, cases, command, args.jobs)
+            result, fitter, seconds = fitted(profile_name, cases, command, args.jobs, ask=not args.no_ask)
             profile = variants.resolve(profile_name)
             secret = variants.thaw(variants.resolve(str(path)).rules)
             shows = evidence.Partial(frozenset({word} if word else ()))  # what the implementation plays
@@ -458,8 +465,12 @@ def run_realistic(args: argparse.Namespace) -> None:
                                                        result.in_its_place.get(k, []))]
             untold_missed = [k for k in missed if untold(fitter, result.rules, k, _value(secret, k), args.jobs)]
             ratio = seconds / verify_seconds(profile_name)
+            # a wrong value asking put to the implementation and no question told from another
+            # (the acceptance's "told apart by no position the asking found")
+            unasked = {a.knob for a in result.asked if a.answer == "untold" and not a.budget_spent}
+            asked_untold = [k for k in wrong if k in unasked]
             rows.append((number, kind, len(changes), len(exact), len(equivalent), wrong, identical, named, seconds, ratio,
-                         result.unchecked, expressing, missed, untold_wrong, untold_missed))
+                         result.unchecked, expressing, missed, untold_wrong, untold_missed, asked_untold))
             extra = {"mutant": f" mutant {mutant}", "partial": f" unsupported {word}"}.get(kind, "")
             print(f"{number:3d} {profile_name:18s} {kind:8s}{extra}\n"
                   f"    secret  {', '.join(c.text() for c in changes)}\n"
@@ -467,13 +478,15 @@ def run_realistic(args: argparse.Namespace) -> None:
                   f"    recovered {len(exact)} exactly + {len(equivalent)} equivalently of {len(changes)}; wrong adopted "
                   f"{wrong or 'none'}"
                   f"{' (the observations cannot tell from the secret value: ' + str(untold_wrong) + ')' if untold_wrong else ''}"
+                  f"{' (no question asking found tells apart: ' + str(asked_untold) + ')' if asked_untold else ''}"
                   f"{'; missed ' + str(missed) if missed else ''}"
                   f"{' (the observations cannot tell from the profile value: ' + str(untold_missed) + ')' if untold_missed else ''}"
                   f"{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
                   f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
                   f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify\n"
-                  f"    where the time goes: {phases(fitter)}", flush=True)
+                  f"    where the time goes: {phases(fitter)}"
+                  f"{''.join(chr(10) + '    asked ' + a.text() for a in result.asked)}", flush=True)
     _realistic_totals(rows)
 
 
@@ -483,7 +496,7 @@ def phases(fitter: fit.Fitter) -> str:
                      for name, seconds in fitter.timing.items())
 
 
-def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str, secret: Any,
+def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rules: Rules, knob: str, secret: Any,
                  jobs: int, partial: evidence.Partial = evidence.Partial(), together: Sequence[fit.Change] = (),
                  instead: Sequence[fit.Change] = (), listed: Sequence[fit.Change] = ()) -> bool:
     """Does putting the secret value of ``knob`` back into the fitted rules change play on the
@@ -516,12 +529,12 @@ def changes_play(cases: list[Transcript], profile: variants.ResolvedProfile, rul
     return True
 
 
-def _in_its_place(secret: fit.Rules, listed: Sequence[fit.Change]) -> list[fit.Change]:
+def _in_its_place(secret: Rules, listed: Sequence[fit.Change]) -> list[fit.Change]:
     """The secret values of the knobs fit listed as equally consistent in a knob's place."""
     return [fit.Change(c.knob, _value(secret, c.knob)) for c in listed]
 
 
-def _coupled_values(secret: fit.Rules, knob: str) -> list[fit.Change]:
+def _coupled_values(secret: Rules, knob: str) -> list[fit.Change]:
     """The secret values of the bid cap's knobs (``COUPLED``) when ``knob`` is one of them,
     else those of every knob of its section: a section is one rule, and two of its knobs can
     write the same play two ways. No dump at all plays as a dump at 455 on a corpus where no
@@ -541,7 +554,7 @@ def about_the_mistake(mutant: str, knob: str) -> bool:
     return names_a_broken_knob([knob], CATALOGUE[mutant].knobs)
 
 
-def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs: int) -> bool:
+def expresses(fitter: fit.Fitter, rules: Rules, knob: str, secret: Any, jobs: int) -> bool:
     """Does the fitted value of ``knob`` reproduce observations of the mutant that the secret
     value does not? With the secret value put back the reference misses some of them. A
     trick won by the highest card of the suit led, trumped or not, asks followers to beat
@@ -563,7 +576,7 @@ def expresses(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs
         return any(a - b for a, b in (evidence.compared(with_secret[c], fitted[c]) for c in ids))
 
 
-def untold(fitter: fit.Fitter, rules: fit.Rules, knob: str, secret: Any, jobs: int,
+def untold(fitter: fit.Fitter, rules: Rules, knob: str, secret: Any, jobs: int,
            instead: Sequence[fit.Change] = (), listed: Sequence[fit.Change] = ()) -> bool:
     """Is a wrong value one the implementation's observations cannot tell from the secret
     one? With the secret value put back (alone, or with a change fit listed in its place, or
@@ -595,8 +608,8 @@ def _reference_for(fitter: fit.Fitter, jobs: int) -> Iterator[None]:
         fitter.reference.close()
 
 
-def only_with(cases: list[Transcript], profile: variants.ResolvedProfile, rules: fit.Rules, knob: str,
-              secret: fit.Rules, expressing: Sequence[str], jobs: int, partial: evidence.Partial) -> bool:
+def only_with(cases: list[Transcript], profile: variants.ResolvedProfile, rules: Rules, knob: str,
+              secret: Rules, expressing: Sequence[str], jobs: int, partial: evidence.Partial) -> bool:
     """Does the fitted value of ``knob`` change play only on top of the values that express the
     mutant? With their secret values put back, its secret value plays as the fitted one: the
     value only refines how they express it. An uncapped barrel arrival expresses a barrel that
@@ -628,7 +641,7 @@ def mistake_named(mutant: str, causes: list[RootCause], wrong: list[str], expres
     return "yes (a knob value expresses it)" if wrong and set(wrong) <= set(expressing) else "NO"
 
 
-def _value(rules: fit.Rules, knob: str) -> Any:
+def _value(rules: Rules, knob: str) -> Any:
     section, _, key = knob.partition(".")
     return rules[section][key]
 
@@ -642,7 +655,8 @@ def _realistic_totals(rows: list[tuple[Any, ...]]) -> None:
     print(f"\n{len(rows)} variants, {changed} secret knob values: recovered {sum(r[3] for r in rows)} exactly and "
           f"{sum(r[4] for r in rows)} equivalently on the corpus; wrong values adopted that change play: "
           f"{sum(len(r[5]) for r in rows)} (in {sum(1 for r in rows if r[5])} variants; of them the implementation's "
-          f"observations cannot tell {sum(len(r[13]) for r in rows)} from the secret value); secret values left at the "
+          f"observations cannot tell {sum(len(r[13]) for r in rows)} from the secret value, and no question asking found "
+          f"tells {sum(len(r[15]) for r in rows)} apart); secret values left at the "
           f"profile's that change play: {sum(len(r[12]) for r in rows)} (in {sum(1 for r in rows if r[12])} variants; "
           f"of them the observations cannot tell {sum(len(r[14]) for r in rows)} from the profile's value); "
           f"values expressing a mutant's mistake on the corpus: {sum(len(r[11]) for r in rows)}")
@@ -690,6 +704,8 @@ def main() -> None:
     parser.add_argument("--matrix", help="catalogue: a kill matrix JSON (python -m mutants --json FILE)")
     parser.add_argument("names", nargs="*")
     parser.add_argument("--count", type=int, default=30)
+    parser.add_argument("--no-ask", action="store_true",
+                        help="realistic: score the search alone (thousand fit --no-ask), not its questions too")
     parser.add_argument("--seed", type=int, default=None,
                         help="the draw's seed (default: a fresh one from the clock, printed); a seed on "
                              "benchmarks/development-seeds.txt is a tuning seed, not a measure")
