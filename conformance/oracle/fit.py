@@ -27,7 +27,6 @@ import argparse
 import collections
 import fnmatch
 import functools
-import io
 import itertools
 import json
 import math
@@ -43,7 +42,7 @@ import yaml
 from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit edits
 from spec.vocabulary import ExitCode, ResidualVerdict
 import variants
-from conformance.harness import diagnosis, outputs, process, reports, steps
+from conformance.harness import outputs, process, reports, steps
 from conformance.harness.findings import Finding, Observed, RootCause
 from conformance.oracle import asking, candidates, evidence, observe, residual
 from conformance.oracle.policy import POLICY, Policy
@@ -1520,18 +1519,6 @@ def residual_groups(residual: dict[str, tuple[Finding, ...]]) -> list[tuple[str,
         if diffs:
             groups.setdefault(observe.named(diffs[0]).signature, ([], diffs[0]))[0].append(case_id)
     return sorted(((s, ids, ex) for s, (ids, ex) in groups.items()), key=lambda g: (-len(g[1]), g[0]))
-
-
-def describe_groups(residual: dict[str, tuple[Finding, ...]], exercised: dict[str, tuple[str, ...]],
-                    limit: int = 12) -> list[str]:
-    """The residual as ``thousand verify`` prints root causes: the same signatures and knobs,
-    each case judged by its first difference, grouped by the knob their checks share."""
-    failures = [diagnosis.Failure(case_id, observe.findings(diffs), exercised=exercised.get(case_id, ()))
-                for case_id, diffs in residual.items() if diffs]
-    causes = diagnosis.groups(failures)
-    out = io.StringIO()
-    reports.print_groups(causes, len(failures), out, shown=limit, further=diagnosis.further(failures, causes))
-    return out.getvalue().rstrip("\n").splitlines()
 
 
 # --- the command -------------------------------------------------------------------------
