@@ -90,6 +90,22 @@ def test_defenders_who_may_win_without_the_lock_are_fitted_beside_another_differ
 
 
 @pytest.mark.slow
+def test_no_limit_on_the_barrel_s_attempts_is_fitted_and_asked_beside_another_difference(tmp_path: Path) -> None:
+    """Issue 50, row 4 (a TypeScript engine fitted with attempts counted as declarer, where it
+    counts none): no limit (null) is a value of the attempt count's domain, so the search finds
+    it, and questions against other counts (4, 5) confirm it; how attempts are counted stays
+    classic's, although the marriage values differ in the same cases."""
+    out = tmp_path / "fitted.yaml"
+    assert main(["fit", "--profile", "classic", "-k", "classic/barrel/*", "--output", str(out), "--",
+                 sys.executable, "-m", "mutants.serve", "--rules", str(FIXTURES / "house" / "no-attempt-limit.yaml"),
+                 OTHER_DIFFERENCE]) == 0
+    barrel = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["barrel"]
+    assert barrel["attempts"]["value"] is None
+    assert "asked by classic/fuzz-ask-barrel-attempts" in barrel["attempts"]["ruling"]
+    assert "attempt_counts" not in barrel  # classic's every deal, not the as_declarer once fitted
+
+
+@pytest.mark.slow
 def test_a_line_below_every_value_fit_listed_is_asked_and_found(tmp_path: Path) -> None:
     """Under a lock from 805 the defender_lock cases of polish leave 805 to 830 equally
     consistent: fit keeps 820 and lists 810 and 830. The grid once spanned only the values
