@@ -129,7 +129,7 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
         numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
         if isinstance(schema.get("default"), int):
             numbers.append(schema["default"])
-        near = {n + d for n in numbers for d in ((-1, 1, 2) if n <= 10 else (-20, -10, 10, 20))}
+        near = {n + d for n in numbers for d in (POLICY.near_count if n <= POLICY.small_count else POLICY.domain_near)}
         values += sorted(v for v in near if low <= v <= high)
     if "null" in kinds:
         values.append(None)

@@ -78,6 +78,10 @@ class Policy:
     # by the step of the grid most profiles bid on
     near_count: tuple[int, ...] = (-1, 1, 2)
     near_amount: tuple[int, ...] = (-10, 10)
+    # an amount's neighbours in a knob's whole domain (``fit.knob_domain``: what asking tries of a
+    # knob no observation pins, and what the benchmark draws secret values from): two steps of
+    # the grid each way, so that a value no bundled profile uses is in it
+    domain_near: tuple[int, ...] = (-20, -10, 10, 20)
     # other values tried of a knob fit took when it lists the equally consistent ones: each is a
     # replay of the whole corpus, and past six the readings are numbers that stand for nothing
     equivalents_tried: int = 6
