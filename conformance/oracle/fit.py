@@ -1280,7 +1280,7 @@ class Fitter:
             for other in self._alternatives(back, change.knob, example, final[example]):
                 if any(c.knob == other.knob for c in found.get(change.knob, [])):
                     continue  # one value of each other knob: the first that plays the same
-                for value in _further(other, _value_in(back, other.knob)):
+                for value in _further(other, _value_in(back, other.knob), self.policy.further):
                     moved = set_knob(back, [Change(other.knob, value)])
                     if value != other.value and (not self.consistent(moved)
                                                  or self.weigh(moved, [example])[example].clean != final[example].clean):
@@ -1348,9 +1348,9 @@ def _ceilings_kept(rules: Rules, changes: tuple[Change, ...], knob: str) -> list
     return [value for value in dict.fromkeys(kept) if value > 0]
 
 
-def _further(change: Change, current: Any) -> list[Any]:
-    """The value of a change found in another knob's place, then, for a number, values two,
-    four and eight times as far from the current one: the value read is the nearest that sets
+def _further(change: Change, current: Any, times: Sequence[int]) -> list[Any]:
+    """The value of a change found in another knob's place, then, for a number, values
+    ``times`` as far from the current one (``Policy.further``): the value read is the nearest that sets
     the example right, and another case can need the line further out (a match target of
     1010 plays as a least contract of 210 to win from the barrel on the barrel's 880 plus
     120, but 880 plus 150 needs a target above 1030)."""
@@ -1358,7 +1358,7 @@ def _further(change: Change, current: Any) -> list[Any]:
         return [change.value]
     low, high = candidates.integer_range(candidates.value_schema(change.knob))
     distance = change.value - current
-    return [change.value, *(v for v in (current + k * distance for k in (2, 4, 8)) if low <= v <= high)]
+    return [change.value, *(v for v in (current + k * distance for k in times) if low <= v <= high)]
 
 
 def _balance(now: dict[str, evidence.Evidence], after: dict[str, evidence.Evidence], chunk: Sequence[str]) -> tuple[int, int]:

@@ -85,6 +85,10 @@ class Policy:
     # other values tried of a knob fit took when it lists the equally consistent ones: each is a
     # replay of the whole corpus, and past six the readings are numbers that stand for nothing
     equivalents_tried: int = 6
+    # a change found in another knob's place is also tried so many times as far from the current
+    # value: the one read is the nearest that sets the example right, and another case can need
+    # the line further out; doubling three times spans eight times the distance in three replays
+    further: tuple[int, ...] = (2, 4, 8)
     # -- the residual's pairs (``fit.Fitter.paired``) --
     # before a residual cause is called a rule no knob writes, pairs of its switches are tried
     # on its cases: so many switches, rule sets, cases and causes (the largest first) at most
