@@ -164,18 +164,20 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
 
 def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked], house_text: Callable[[Rules], str],
             folder: Path, policy: Policy) -> tuple[Rules, list[Asked]]:
-    """Where no question was found for a knob (the references never parted within their deals),
-    the implementation itself is played under the rules kept (``fuzz``, the residual's causes
+    """Where an alternative stays untold (no question parted the references within their deals,
+    the implementation's other differences came first, or asking's time was spent), the
+    implementation itself is played under the rules kept (``fuzz``, the residual's causes
     known): a finding that other knob values explain (``fuzz.Proof.explained``, checked against
-    the corpus cases of those knobs) and that changes such a knob is a question the
-    implementation has answered. Its values are kept when they miss no more over the corpus."""
+    the corpus cases of those knobs) is a question the implementation has answered, whichever
+    knobs it changes. Its values are kept when they miss no more over the corpus and the
+    questions already answered: a knob they decided cannot move, and one they could not (1k's redeal under 18 points ends classic's
+    case of a void player who must trump before the play) is decided by the engine's own deal."""
     from conformance.oracle import fuzz
     from conformance.oracle.fit import Change, _value_in, set_knob
 
-    unasked = {a.knob for a in found if a.question is None and not a.budget_spent}
-    if not unasked:
+    if not any(a.answer == "untold" for a in found):
         return rules, found
-    fitter.progress(f"asking the implementation: its own play, for {', '.join(sorted(unasked))}")
+    fitter.progress("asking the implementation: its own play under the rules kept")
     ids = list(result.weighed)
     weighed = fitter.weigh(rules, ids)
     roots = residual.causes(weighed, fitter.impl_records, {c: fitter.by_id[c].knobs for c in ids}, fitter.profile_name)
@@ -188,13 +190,14 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
                             timeout=fitter.timeout, save_to=folder, rules=str(fitted), max_findings=None, known=known,
                             fallbacks=fitter.fallbacks)
     for cause in outcome.findings:
-        moved = {c.knob for c in cause.explained} & unasked
-        case = loaded(cause.saved, folder) if moved and cause.saved is not None else None
+        case = loaded(cause.saved, folder) if cause.explained and cause.saved is not None else None
         if case is None:
             continue
         other_rules = set_knob(rules, cause.explained)
-        if _missed(fitter, other_rules, ids) > _missed(fitter, rules, ids):
-            continue  # the corpus tells the engine's rules from these
+        # the corpus, and the questions the implementation already answered
+        told = [*ids, *(a.question for a in found if a.question in fitter.by_id and a.question not in ids)]
+        if other_rules == rules or _missed(fitter, other_rules, told) > _missed(fitter, rules, told):
+            continue  # nothing to change, or what the implementation showed tells its rules from these
         fitter.add_cases([case])
         missed = (len(fitter.weigh(rules, [case.id])[case.id].missed), len(fitter.weigh(other_rules, [case.id])[case.id].missed))
         other = " with ".join(c.text() for c in cause.explained)
@@ -203,7 +206,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         found += [Asked(knob, Change(knob, _value_in(rules, knob)).text(), other, case.id, decide(*missed), missed)
                   for knob in sorted(changed)]
         if decide(*missed) == "other":
-            rules, unasked = other_rules, unasked - moved
+            rules = other_rules
     return rules, found
 
 

@@ -153,3 +153,25 @@ def test_where_the_references_meet_no_question_the_implementation_s_own_play_is_
     assert rules["match_end"]["defenders_can_win"]["value"] is True
     for knob in (rules["defender_lock"]["defender_max"], rules["match_end"]["defenders_can_win"]):
         assert "asked by polish/fuzz-hunt-" in knob["ruling"], knob["ruling"]
+
+
+@pytest.mark.slow
+def test_a_knob_no_question_reached_is_decided_by_the_implementation_s_own_play(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The npm engine 1k on classic: its redeal under 18 points ends classic's case of a void
+    player who must trump before the play, so nothing the engine showed there pins the duty to
+    trump, and asking's questions went to other knobs. The engine's own deals, hunted once a
+    question stayed untold, show a void player free to play any card: that finding is the
+    answer, though no question was about that knob. Here the references get one deal (the
+    talon's line stays untold) and no knob is asked as unpinned."""
+    from conformance.oracle import fit
+
+    monkeypatch.setattr(fit, "POLICY", Policy(deals=1, questions=1, unpinned_knobs=0, hunt_deals=300))
+    out = tmp_path / "fitted.yaml"
+    assert main(["fit", "--profile", "classic", "-k", "classic/play/must-trump-when-void", "-k", "classic/talon/*",
+                 "--output", str(out),
+                 "--", *REFERENCE_COMMAND, "--rules", str(FIXTURES / "house" / "void-free-behind-redeals.yaml")]) == 0
+    play = yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["play"]
+    assert play["must_trump"]["value"] is False
+    assert "asked by classic/fuzz-hunt-" in play["must_trump"]["ruling"]
+
