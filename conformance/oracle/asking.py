@@ -134,8 +134,11 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
     for knob, others in result.in_its_place.items():
         back = Change(knob, _value_in(fitter._profile_rules, knob))
         alternatives += [(knob, [back, other]) for other in others]
-    for knob, values in {**hidden(fitter, result, policy), **unpinned(fitter, result, policy)}.items():
+    loose = unpinned(fitter, result, policy)
+    for knob, values in {**hidden(fitter, result, policy), **loose}.items():
         alternatives += [(knob, [Change(knob, value)]) for value in values]
+    # at the cap, unpinned knobs past it were never put: as open as an untold alternative
+    left_open = len(loose) >= policy.unpinned_knobs
     alternatives = _each_knob_first(alternatives)
     started, hidden_by_others = time.monotonic(), set()
     asked_knobs = {knob for knob, _ in alternatives}
@@ -159,13 +162,14 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
             rules = other_rules
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
-    return _hunted(fitter, result, rules, found, house_text, folder, policy)
+    return _hunted(fitter, result, rules, found, house_text, folder, policy, left_open)
 
 
 def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked], house_text: Callable[[Rules], str],
-            folder: Path, policy: Policy) -> tuple[Rules, list[Asked]]:
+            folder: Path, policy: Policy, left_open: bool = False) -> tuple[Rules, list[Asked]]:
     """Where an alternative stays untold (no question parted the references within their deals,
-    the implementation's other differences came first, or asking's time was spent), the
+    the implementation's other differences came first, or asking's time was spent) or some
+    unpinned knobs were never put (``left_open``: ``Policy.unpinned_knobs`` reached), the
     implementation itself is played under the rules kept (``fuzz``, the residual's causes
     known): a finding that other knob values explain (``fuzz.Proof.explained``, checked against
     the corpus cases of those knobs) is a question the implementation has answered, whichever
@@ -175,7 +179,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
     from conformance.oracle import fuzz
     from conformance.oracle.fit import Change, _value_in, set_knob
 
-    if not any(a.answer == "untold" for a in found):
+    if not left_open and not any(a.answer == "untold" for a in found):
         return rules, found
     fitter.progress("asking the implementation: its own play under the rules kept")
     ids = list(result.weighed)
