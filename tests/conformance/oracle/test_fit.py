@@ -765,7 +765,7 @@ def test_a_group_searched_in_vain_is_not_searched_again_under_the_same_rules() -
     fitter._searching = searching  # type: ignore[method-assign]
     try:
         rules = variants.thaw(variants.resolve("classic").rules)
-        group = fit.Group(("auction.max_bid",), 3, ("classic/auction/a",))
+        group = fit.Group(("auction.max_bid",), 3, ("classic/auction/a",), fitter.policy.sample)
         ids = [case.id for case in cases]
         assert fitter._searched(rules, group, ids) is None
         assert fitter._searched(variants.thaw(variants.resolve("classic").rules), group, ids) is None
