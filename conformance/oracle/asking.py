@@ -40,9 +40,6 @@ if TYPE_CHECKING:  # fit imports this module; the fitter is only a type here
     from conformance.oracle.fit import Fitter, FitResult
 
 
-
-
-
 @dataclass(frozen=True)
 class Asked:
     """One knob's question and its answer."""
@@ -116,14 +113,15 @@ def keep_questions(found: Sequence[Asked], folder: Path, save_to: Path) -> list[
     return copied
 
 
-def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], folder: Path,
-        policy: Policy = POLICY) -> tuple[Rules, list[Asked]]:
+def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str],
+        folder: Path) -> tuple[Rules, list[Asked]]:
     """Ask every untold alternative of ``result`` (its equivalents, the grid between them for a
     number, and the changes in its place), each against the rules kept so far; returns the rules
     the answers keep and what was asked. ``house_text`` writes rules as a house file; questions
-    are saved below ``folder``."""
+    are saved below ``folder``. Every number comes from the fitter's ``Policy``."""
     from conformance.oracle.fit import Change, _value_in, set_knob
 
+    policy = fitter.policy
     rules, found = result.rules, []
     ids = list(result.weighed)
 
@@ -134,16 +132,15 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
     for knob, others in result.in_its_place.items():
         back = Change(knob, _value_in(fitter._profile_rules, knob))
         alternatives += [(knob, [back, other]) for other in others]
-    loose = unpinned(fitter, result, policy)
-    for knob, values in {**hidden(fitter, result, policy), **loose}.items():
+    loose = unpinned(fitter, result)
+    for knob, values in {**hidden(fitter, result), **loose}.items():
         alternatives += [(knob, [Change(knob, value)]) for value in values]
     # at the cap, unpinned knobs past it were never put: as open as an untold alternative
     left_open = len(loose) >= policy.unpinned_knobs
     alternatives = _each_knob_first(alternatives)
     started, hidden_by_others = time.monotonic(), set()
     asked_knobs = {knob for knob, _ in alternatives}
-    for number, (knob, changes) in enumerate(_then_unpinned(alternatives, lambda: rules, asked_knobs, fitter, result,
-                                                            policy)):
+    for number, (knob, changes) in enumerate(_then_unpinned(alternatives, lambda: rules, asked_knobs, fitter, result)):
         if time.monotonic() - started > policy.seconds:
             found.append(Asked(knob, Change(knob, _value_in(rules, knob)).text(),
                                " with ".join(c.text() for c in changes), None, "untold", budget_spent=True))
@@ -156,17 +153,17 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str], f
         fitter.progress(f"asking the implementation: {knob} ({number + 1}/{len(alternatives)})")
         fitted = Change(knob, _value_in(rules, knob)).text()
         asked = _asked(fitter, rules, other_rules, knob, fitted, " with ".join(c.text() for c in changes),
-                       house_text, folder, policy)
+                       house_text, folder)
         found.append(asked)
         if asked.answer == "other":
             rules = other_rules
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
-    return _hunted(fitter, result, rules, found, house_text, folder, policy, left_open)
+    return _hunted(fitter, result, rules, found, house_text, folder, left_open)
 
 
 def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked], house_text: Callable[[Rules], str],
-            folder: Path, policy: Policy, left_open: bool = False) -> tuple[Rules, list[Asked]]:
+            folder: Path, left_open: bool) -> tuple[Rules, list[Asked]]:
     """Where an alternative stays untold (no question parted the references within their deals,
     the implementation's other differences came first, or asking's time was spent) or some
     unpinned knobs were never put (``left_open``: ``Policy.unpinned_knobs`` reached), the
@@ -174,8 +171,9 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
     known): a finding that other knob values explain (``fuzz.Proof.explained``, checked against
     the corpus cases of those knobs) is a question the implementation has answered, whichever
     knobs it changes. Its values are kept when they miss no more over the corpus and the
-    questions already answered: a knob they decided cannot move, and one they could not (1k's redeal under 18 points ends classic's
-    case of a void player who must trump before the play) is decided by the engine's own deal."""
+    questions already answered: a knob they decided cannot move, and one they could not (1k's
+    redeal under 18 points ends classic's case of a void player who must trump before the
+    play) is decided by the engine's own deal."""
     from conformance.oracle import fuzz
     from conformance.oracle.fit import Change, _value_in, set_knob
 
@@ -190,7 +188,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         fitted = Path(scratch) / "asked.yaml"  # a house file is named as its profile: house_text names it "asked"
         fitted.write_text(house_text(rules), encoding="utf-8")
         document = {**variants.resolve(str(fitted)).to_document(), "profile": fitter.document["profile"]}
-        outcome = fuzz.fuzz(fitter.implementation, fitter.profile_name, document, deals=policy.hunt_deals, seed="hunt",
+        outcome = fuzz.fuzz(fitter.implementation, fitter.profile_name, document, deals=fitter.policy.hunt_deals, seed="hunt",
                             timeout=fitter.timeout, save_to=folder, rules=str(fitted), max_findings=None, known=known,
                             fallbacks=fitter.fallbacks)
     for cause in outcome.findings:
@@ -233,7 +231,7 @@ def _each_knob_first(alternatives: list[tuple[str, list[Any]]]) -> list[tuple[st
 
 
 def _then_unpinned(alternatives: list[tuple[str, list[Any]]], rules_now: Callable[[], Rules], asked: set[str],
-                   fitter: Fitter, result: FitResult, policy: Policy) -> Iterator[tuple[str, list[Any]]]:
+                   fitter: Fitter, result: FitResult) -> Iterator[tuple[str, list[Any]]]:
     """The alternatives, then, once an answer has changed the rules, the knobs unpinned under
     the rules kept by then that were not asked yet: a change can make a knob matter that was
     inert before (no cap on defenders lets one reach the target, where ``defenders_can_win``
@@ -244,13 +242,13 @@ def _then_unpinned(alternatives: list[tuple[str, list[Any]]], rules_now: Callabl
     before = result.rules
     while rules_now() != before:
         before = rules_now()
-        fresh = {k: v for k, v in unpinned(fitter, replace(result, rules=before), policy).items() if k not in asked}
+        fresh = {k: v for k, v in unpinned(fitter, replace(result, rules=before)).items() if k not in asked}
         asked.update(fresh)
         for knob, values in fresh.items():
             yield from ((knob, [Change(knob, value)]) for value in values)
 
 
-def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[str, list[Any]]:
+def hidden(fitter: Fitter, result: FitResult) -> dict[str, list[Any]]:
     """Knob -> values the corpus tells from the fitted one only in cases the residual holds: a
     value that changes what the implementation's observations show there, and misses no more
     of them over every case. In such a case another difference of the implementation comes
@@ -260,13 +258,13 @@ def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[s
     from conformance.oracle.fit import Change, _value_in, knob_domain, set_knob
 
     told = {*result.equivalents, *result.in_its_place, *(c.knob for a in result.accepted for c in a.changes)}
-    residual_ids = list(result.residual)[:policy.hidden_cases]
+    residual_ids = list(result.residual)[:fitter.policy.hidden_cases]
     knobs: list[str] = []
     for case_id in residual_ids:
         knobs += [k for k in fitter.by_id[case_id].knobs if k not in told and k not in knobs]
     now = fitter.weigh(result.rules, residual_ids)
     found: dict[str, list[Any]] = {}
-    for knob in knobs[:policy.hidden_knobs]:
+    for knob in knobs[:fitter.policy.hidden_knobs]:
         for value in knob_domain(knob, _value_in(result.rules, knob)):
             other = set_knob(result.rules, [Change(knob, value)])
             if not fitter.consistent(other):
@@ -278,7 +276,7 @@ def hidden(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[s
     return found
 
 
-def unpinned(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict[str, list[Any]]:
+def unpinned(fitter: Fitter, result: FitResult) -> dict[str, list[Any]]:
     """Knob -> values no observation of the implementation tells from the fitted one, of the
     knobs that apply under the fitted rules and that some case of the fit is there to decide
     (its ``knobs`` name them): the implementation's record of each such case ends before the
@@ -311,7 +309,7 @@ def unpinned(fitter: Fitter, result: FitResult, policy: Policy = POLICY) -> dict
     alike = {(e.knob, json.dumps(e.value)) for e in variants.load_equivalents() if e.profile == fitter.profile.profile}
     found: dict[str, list[Any]] = {}
     for knob, case_ids in deciding.items():
-        if len(found) >= policy.unpinned_knobs:
+        if len(found) >= fitter.policy.unpinned_knobs:
             break
         now = fitter.weigh(result.rules, case_ids)
         for value in knob_domain(knob, _value_in(result.rules, knob)):
@@ -349,12 +347,12 @@ def _domain(knob: str) -> tuple[int, int]:
 
 
 def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: str, other: str,
-           house_text: Callable[[Rules], str], folder: Path, policy: Policy) -> Asked:
+           house_text: Callable[[Rules], str], folder: Path) -> Asked:
     last: Asked | None = None
-    for attempt in range(policy.questions):
+    for attempt in range(fitter.policy.questions):
         seed = f"ask-{other}-{attempt}"
         path = question(fitter.profile_name, fitter.document, house_text(rules), house_text(other_rules), seed,
-                        folder, policy)
+                        folder, fitter.policy)
         case = loaded(path, folder) if path is not None else None
         if case is None:
             break  # the references never parted within the budget: asking again plays the same odds

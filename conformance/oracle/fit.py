@@ -1720,7 +1720,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
         def text(rules: Rules) -> str:
             return house_yaml(profile, rules, [], "asked", "the implementation")
 
-        rules, found = asking.ask(fitter, result, text, Path(scratch), fitter.policy)
+        rules, found = asking.ask(fitter, result, text, Path(scratch))
         if save_to is not None:
             asking.keep_questions(found, Path(scratch), save_to)
     ids = [case_id for case_id in result.weighed]
