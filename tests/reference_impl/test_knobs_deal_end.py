@@ -121,6 +121,21 @@ def test_uncapped_still_caps_a_score_past_the_target_that_does_not_win() -> None
     assert state.scores[1] == 880 and state.barrel[1].on and state.winner is None
 
 
+def test_a_fall_that_leaves_an_uncapped_score_in_the_band_arrives_again_a_deal_later() -> None:
+    """Threshold 850, scores uncapped, three attempts, a 120 penalty. An occupant at 990 on its
+    third attempt defends with its points suspended: 990 stays, the attempts are spent and it
+    falls to 990 - 120 = 870, still past the threshold, off the barrel (the schema's text of
+    barrel.arrival_cap). In the next deal it defends with 0 points: 870 + 0 >= 850 arrives
+    again, uncapped at 870, its attempts counted from 0."""
+    barrel = {"threshold": 850, "arrival_cap": "uncapped", "attempts": 3, "attempts_penalty": 120, "attempt_counts": "every_deal"}
+    state, events = scored("classic", 0, 100, [60, 0, 60], match=barrel_match([0, 990, 0], [False, True, False], attempts=[0, 2, 0]),
+                           barrel=barrel)
+    assert state.scores[1] == 870 and not state.barrel[1].on
+    assert {"type": "barrel_left", "player": 1, "reason": "attempts_exhausted", "penalty": 120} in events
+    state, _ = scored("classic", 0, 100, [60, 0, 60], match=barrel_match([0, 870, 0], [False, False, False], failed=[0, 1, 0]), barrel=barrel)
+    assert state.scores[1] == 870 and state.barrel[1].on and state.barrel[1].attempts == 0
+
+
 @pytest.mark.parametrize(("kind", "winner"), [("made_contract", None), ("any_gain", 1)])
 def test_winning_from_the_barrel_by_a_contract_or_any_gain(kind: str, winner: int | None) -> None:
     state, _ = scored("gambler-club", 0, 100, [0, 120, 0], match=barrel_match([0, 880, 0], [False, True, False]),
