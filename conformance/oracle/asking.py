@@ -265,7 +265,7 @@ def hidden(fitter: Fitter, result: FitResult) -> dict[str, list[Any]]:
     now = fitter.weigh(result.rules, residual_ids)
     found: dict[str, list[Any]] = {}
     for knob in knobs[:fitter.policy.hidden_knobs]:
-        for value in knob_domain(knob, _value_in(result.rules, knob)):
+        for value in knob_domain(knob, _value_in(result.rules, knob), fitter.policy):
             other = set_knob(result.rules, [Change(knob, value)])
             if not fitter.consistent(other):
                 continue
@@ -312,7 +312,7 @@ def unpinned(fitter: Fitter, result: FitResult) -> dict[str, list[Any]]:
         if len(found) >= fitter.policy.unpinned_knobs:
             break
         now = fitter.weigh(result.rules, case_ids)
-        for value in knob_domain(knob, _value_in(result.rules, knob)):
+        for value in knob_domain(knob, _value_in(result.rules, knob), fitter.policy):
             if (knob, json.dumps(value)) in alike:
                 continue
             other = set_knob(result.rules, [Change(knob, value)])

@@ -110,9 +110,11 @@ def set_knob(rules: Rules, changes: Sequence[Change]) -> Rules:
 _VALUES: dict[str, list[Any]] = {}
 
 
-def knob_domain(knob: str, current: Any) -> list[Any]:
+def knob_domain(knob: str, current: Any, policy: Policy | None = None) -> list[Any]:
     """The values tried for a knob: its enum or both booleans; for a number, the bundled
-    profiles' values, the schema default and near neighbours; null where the knob allows it."""
+    profiles' values, the schema default and their neighbours (``policy``'s, the module's
+    ``POLICY`` by default); null where the knob allows it."""
+    policy = policy or POLICY
     if not _VALUES:
         _VALUES.update({knob: list(values) for knob, values in candidates.bundled().items()})
     section, _, name = knob.partition(".")
@@ -129,7 +131,7 @@ def knob_domain(knob: str, current: Any) -> list[Any]:
         numbers = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
         if isinstance(schema.get("default"), int):
             numbers.append(schema["default"])
-        near = {n + d for n in numbers for d in (POLICY.near_count if n <= POLICY.small_count else POLICY.domain_near)}
+        near = {n + d for n in numbers for d in (policy.near_count if n <= policy.small_count else policy.domain_near)}
         values += sorted(v for v in near if low <= v <= high)
     if "null" in kinds:
         values.append(None)
@@ -856,7 +858,7 @@ class Fitter:
             # a knob only fit builds values for (the marriage table, whose one value every bundled
             # profile shares) is searched where it alone decides (a marriage's points) and by the
             # stop rule: in a wide group its built values would crowd out the coupled knobs
-            knobs = [k for k in knobs if knob_domain(k, rules[k.partition(".")[0]][k.partition(".")[2]])] or knobs
+            knobs = [k for k in knobs if knob_domain(k, rules[k.partition(".")[0]][k.partition(".")[2]], self.policy)] or knobs
         domains = [self._values(k, rules) for k in knobs]
         scored: list[tuple[Score, tuple[Change, ...]]] = []
         if all(k in self.live(rules) for k in knobs) and math.prod(len(d) + 1 for d in domains) <= self.policy.exhaustive:

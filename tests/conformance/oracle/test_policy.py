@@ -69,3 +69,14 @@ def test_a_fitter_holds_the_policy_it_is_given() -> None:
         assert plain.policy == policy.POLICY
     finally:
         plain.close()
+
+
+def test_the_values_tried_for_a_number_follow_the_policy_given() -> None:
+    """classic's threshold 880: the bundled thresholds (850, 870, 880, 900) and their neighbours,
+    10 and 20 away by default (840 = 850 - 10), 5 away under a policy that says so (875)."""
+    from conformance.oracle.fit import knob_domain
+
+    default = knob_domain("barrel.threshold", 880)
+    narrow = knob_domain("barrel.threshold", 880, policy.Policy(domain_near=(-5, 5)))
+    assert 840 in default and 875 not in default
+    assert 875 in narrow and 840 not in narrow
