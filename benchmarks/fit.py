@@ -483,7 +483,8 @@ def run_realistic(args: argparse.Namespace) -> None:
                   f"{' (the observations cannot tell from the profile value: ' + str(untold_missed) + ')' if untold_missed else ''}"
                   f"{'; expressing the mutant ' + str(expressing) if expressing else ''}; "
                   f"identical on the profile's cases: {'yes' if identical else 'NO'}; residual "
-                  f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}; unchecked steps "
+                  f"{len(causes)} cause(s){'; names the mistake: ' + named if named else ''}"
+                  f"{'; answers not played ' + str(len(result.answers_missed)) if result.answers_missed else ''}; unchecked steps "
                   f"{result.unchecked}; {seconds:.0f} s = {ratio:.1f}x verify\n"
                   f"    where the time goes: {phases(fitter)}"
                   f"{''.join(chr(10) + '    asked ' + a.text() for a in result.asked)}", flush=True)

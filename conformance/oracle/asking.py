@@ -51,6 +51,11 @@ class Asked:
     answer: str  # "fitted", "other" or "untold"
     missed: tuple[int, int] = (0, 0)  # observations missed on the question under fitted / other
     budget_spent: bool = False  # not asked: asking's time (``Policy.seconds``) was spent
+    contradicts: str | None = None  # an earlier question whose answer the other rules miss more of
+
+    def kept(self) -> str:
+        """The change the answer keeps, as text ("" when it keeps neither)."""
+        return {"fitted": self.fitted, "other": self.other}.get(self.answer, "")
 
     def text(self) -> str:
         if self.budget_spent:
@@ -58,11 +63,13 @@ class Asked:
         if self.question is None:
             return f"{self.other} against {self.fitted}: no question within the budget tells them apart"
         counts = f"{self.missed[0]} observation(s) missed under {self.fitted}, {self.missed[1]} under {self.other}"
+        if self.contradicts is not None:
+            return (f"{self.other} against {self.fitted}: {self.question} answers for {self.other} ({counts}), but "
+                    f"{self.contradicts} answered against it: no value of this knob plays both answers, so neither is kept")
         if self.answer == "untold":
             return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but the implementation's "
                     f"other differences come first there ({counts})")
-        kept = self.fitted if self.answer == "fitted" else self.other
-        return f"{kept}, asked by {self.question} ({counts})"
+        return f"{self.kept()}, asked by {self.question} ({counts})"
 
 
 def question(profile: str, document: dict[str, Any], fitted_text: str, other_text: str, seed: str,
@@ -99,14 +106,12 @@ def decide(missed_fitted: int, missed_other: int) -> str:
     return "fitted" if missed_fitted < missed_other else "other"
 
 
-def keep_questions(found: Sequence[Asked], folder: Path, save_to: Path) -> list[Path]:
-    """Copy the deciding questions to ``save_to`` (``fit --save-questions``)."""
+def keep_questions(questions: Sequence[str], folder: Path, save_to: Path) -> list[Path]:
+    """Copy the questions named (case ids) to ``save_to`` (``fit --save-questions``)."""
     copied = []
-    for asked in found:
-        if asked.question is None:
-            continue
-        source = folder / f"{asked.question}.yaml"
-        target = save_to / f"{asked.question}.yaml"
+    for question_id in dict.fromkeys(questions):
+        source = folder / f"{question_id}.yaml"
+        target = save_to / f"{question_id}.yaml"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, target)
         copied.append(target)
@@ -114,11 +119,14 @@ def keep_questions(found: Sequence[Asked], folder: Path, save_to: Path) -> list[
 
 
 def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str],
-        folder: Path) -> tuple[Rules, list[Asked]]:
+        folder: Path, deadline: float) -> tuple[Rules, list[Asked], list[str]]:
     """Ask every untold alternative of ``result`` (its equivalents, the grid between them for a
     number, and the changes in its place), each against the rules kept so far; returns the rules
-    the answers keep and what was asked. ``house_text`` writes rules as a house file; questions
-    are saved below ``folder``. Every number comes from the fitter's ``Policy``."""
+    the answers keep, what was asked and every question the implementation played (case ids).
+    The questions played are evidence from then on, as the corpus is: an alternative that
+    misses more over the corpus and them is not asked. ``house_text`` writes rules as a house
+    file; questions are saved below ``folder``; what is left at ``deadline`` (``time.monotonic``)
+    is reported as not asked. Every number comes from the fitter's ``Policy``."""
     from conformance.oracle.fit import Change, _value_in, set_knob
 
     policy = fitter.policy
@@ -138,32 +146,35 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str],
     # at the cap, unpinned knobs past it were never put: as open as an untold alternative
     left_open = len(loose) >= policy.unpinned_knobs
     alternatives = _each_knob_first(alternatives)
-    started, hidden_by_others = time.monotonic(), set()
+    hidden_by_others: set[str] = set()
+    answered: list[str] = []  # the questions the implementation played: evidence from then on, as the corpus is
     asked_knobs = {knob for knob, _ in alternatives}
     for number, (knob, changes) in enumerate(_then_unpinned(alternatives, lambda: rules, asked_knobs, fitter, result)):
-        if time.monotonic() - started > policy.seconds:
+        if time.monotonic() > deadline:
             found.append(Asked(knob, Change(knob, _value_in(rules, knob)).text(),
                                " with ".join(c.text() for c in changes), None, "untold", budget_spent=True))
             continue
         if knob in hidden_by_others:
             continue  # the implementation's other differences came first on its questions: they would again
         other_rules = set_knob(rules, changes)
-        if other_rules == rules or _missed(fitter, other_rules, ids) > _missed(fitter, rules, ids):
-            continue  # the same rules, or ones the corpus already tells from those kept
+        told = [*ids, *answered]
+        if other_rules == rules or _missed(fitter, other_rules, told) > _missed(fitter, rules, told):
+            continue  # the same rules, or ones the corpus or an earlier answer already tells from those kept
         fitter.progress(f"asking the implementation: {knob} ({number + 1}/{len(alternatives)})")
         fitted = Change(knob, _value_in(rules, knob)).text()
         asked = _asked(fitter, rules, other_rules, knob, fitted, " with ".join(c.text() for c in changes),
-                       house_text, folder)
+                       house_text, folder, answered)
         found.append(asked)
         if asked.answer == "other":
             rules = other_rules
         elif asked.answer == "untold" and asked.question is not None:
             hidden_by_others.add(knob)
-    return _hunted(fitter, result, rules, found, house_text, folder, left_open)
+    rules, found = _hunted(fitter, result, rules, found, house_text, folder, left_open, answered)
+    return rules, found, answered
 
 
 def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked], house_text: Callable[[Rules], str],
-            folder: Path, left_open: bool) -> tuple[Rules, list[Asked]]:
+            folder: Path, left_open: bool, answered: list[str]) -> tuple[Rules, list[Asked]]:
     """Where an alternative stays untold (no question parted the references within their deals,
     the implementation's other differences came first, or asking's time was spent) or some
     unpinned knobs were never put (``left_open``: ``Policy.unpinned_knobs`` reached), the
@@ -196,11 +207,11 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         if case is None:
             continue
         other_rules = set_knob(rules, cause.explained)
-        # the corpus, and the questions the implementation already answered
-        told = [*ids, *(a.question for a in found if a.question in fitter.by_id and a.question not in ids)]
+        told = [*ids, *answered]  # the corpus, and the questions the implementation already answered
         if other_rules == rules or _missed(fitter, other_rules, told) > _missed(fitter, rules, told):
             continue  # nothing to change, or what the implementation showed tells its rules from these
         fitter.add_cases([case])
+        answered.append(case.id)
         missed = (len(fitter.weigh(rules, [case.id])[case.id].missed), len(fitter.weigh(other_rules, [case.id])[case.id].missed))
         other = " with ".join(c.text() for c in cause.explained)
         changed = {c.knob for c in cause.explained}
@@ -347,7 +358,12 @@ def _domain(knob: str) -> tuple[int, int]:
 
 
 def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: str, other: str,
-           house_text: Callable[[Rules], str], folder: Path) -> Asked:
+           house_text: Callable[[Rules], str], folder: Path, answered: list[str]) -> Asked:
+    """Up to ``Policy.questions`` questions of the pair, until one decides. A question that
+    answers for the other rules where they miss more of an earlier question's answers than
+    the rules kept (``answered``) decides nothing: the implementation's answers contradict
+    every value of the knob, and the contradiction is reported. Each question played joins
+    ``answered``."""
     last: Asked | None = None
     for attempt in range(fitter.policy.questions):
         seed = f"ask-{other}-{attempt}"
@@ -359,7 +375,15 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
         fitter.add_cases([case])
         missed = (len(fitter.weigh(rules, [case.id])[case.id].missed),
                   len(fitter.weigh(other_rules, [case.id])[case.id].missed))
-        last = Asked(knob, fitted, other, case.id, decide(*missed), missed)
-        if last.answer != "untold":
+        against = _contradicted(fitter, rules, other_rules, answered) if decide(*missed) == "other" else None
+        answered.append(case.id)
+        last = Asked(knob, fitted, other, case.id, "untold" if against else decide(*missed), missed, contradicts=against)
+        if last.answer != "untold" or against is not None:
             return last
     return last or Asked(knob, fitted, other, None, "untold")
+
+
+def _contradicted(fitter: Fitter, rules: Rules, other_rules: Rules, answered: Sequence[str]) -> str | None:
+    """The first earlier question of which ``other_rules`` miss more observations than ``rules``."""
+    now, then = fitter.weigh(rules, answered), fitter.weigh(other_rules, answered)
+    return next((c for c in answered if len(then[c].missed) > len(now[c].missed)), None)

@@ -91,6 +91,10 @@ class FitResult:
     # knob -> changes of other knobs that, with it at the profile's value, play the same on the corpus
     in_its_place: dict[str, list[Change]] = field(default_factory=dict)
     asked: list[asking.Asked] = field(default_factory=list)  # the questions put to the implementation
+    # question id -> observations of the implementation's answer that the fitted rules miss: its
+    # answers contradict one another, or it plays a difference no value asked expresses
+    answers_missed: dict[str, int] = field(default_factory=dict)
+    searched_with: tuple[str, ...] = ()  # questions the last search read and played beside the corpus
     absent: frozenset[str] = frozenset()  # state fields the implementation declares absent
     events_derived: bool = False  # the implementation sends no events: both sides' are read off their states
 
@@ -1697,7 +1701,7 @@ def _fit(args: argparse.Namespace) -> int:
         return ExitCode.INTERNAL
     print(report(result, text, found))
     broken = [r for case_id, r in fitter.impl_records.items() if r.broken and case_id in result.weighed]
-    code = ExitCode.FAILED if result.residual or broken else ExitCode.PASSED
+    code = ExitCode.FAILED if result.residual or result.answers_missed or broken else ExitCode.PASSED
     try:
         if args.output:
             outputs.write_atomically(args.output, text)
@@ -1715,24 +1719,50 @@ def _fit(args: argparse.Namespace) -> int:
 
 
 def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult, save_to: Path | None) -> FitResult:
-    """``result`` with every untold alternative asked of the implementation (``asking``): the
-    rules its answers keep, the questions, and the residual weighed again under those rules
-    over the corpus (the questions are not corpus cases: they decide, they are not scored)."""
+    """``result`` with every untold alternative asked of the implementation (``asking``). The
+    questions it played are evidence as the corpus is: where the rules its answers keep do not
+    play every answer (a knob no question was about comes first there), the search runs again
+    over the corpus and the questions, and its rules are asked in turn, up to
+    ``Policy.rounds`` searches while that plays more of the answers. The result's residual is
+    weighed over the corpus (the questions are not scored there); the answers the final rules
+    do not play are ``answers_missed``."""
+    corpus = list(result.weighed)
+    deadline = time.monotonic() + fitter.policy.seconds
+    asked: list[asking.Asked] = []
+    questions: list[str] = []
     with tempfile.TemporaryDirectory(prefix="thousand-questions-") as scratch:
         def text(rules: Rules) -> str:
             return house_yaml(profile, rules, [], "asked", "the implementation")
 
-        rules, found = asking.ask(fitter, result, text, Path(scratch))
+        for round_ in range(1, fitter.policy.rounds + 1):
+            rules, found, played = asking.ask(fitter, result, text, Path(scratch), deadline)
+            asked += found
+            questions += played
+            missed = {q: len(e.missed) for q, e in fitter.weigh(rules, questions).items() if e.missed}
+            if not missed or round_ == fitter.policy.rounds:
+                break
+            fitter.progress("searching again, the implementation's answers among the cases")
+            again = fitter.run()
+            told = [*corpus, *questions]
+            if _missed_over(fitter, again.rules, told) >= _missed_over(fitter, rules, told):
+                break
+            result = replace(again, searched_with=tuple(questions))
         if save_to is not None:
-            asking.keep_questions(found, Path(scratch), save_to)
-    ids = [case_id for case_id in result.weighed]
-    weighed = fitter.weigh(rules, ids)
+            asking.keep_questions([*(a.question for a in asked if a.question), *missed], Path(scratch), save_to)
+    weighed = fitter.weigh(rules, corpus)
     residual_now = {case_id: e.differing for case_id, e in weighed.items() if e.differs}
-    asked_knobs = {a.knob for a in found if a.answer != "untold"}
-    return replace(result, rules=rules, weighed=weighed, residual=residual_now, asked=found,
+    # what was asked about a value the final rules no longer hold is history, not a ruling
+    asked = [a for a in asked if Change(a.knob, _value_in(rules, a.knob)).text() in (a.kept() or a.fitted).split(" with ")]
+    asked_knobs = {a.knob for a in asked if a.answer != "untold"}
+    return replace(result, rules=rules, cases=len(corpus), weighed=weighed, residual=residual_now, asked=asked,
+                   answers_missed=missed,
                    exercised={case_id: fitter.by_id[case_id].knobs for case_id in residual_now},
                    equivalents={k: v for k, v in result.equivalents.items() if k not in asked_knobs},
                    in_its_place={k: v for k, v in result.in_its_place.items() if k not in asked_knobs})
+
+
+def _missed_over(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
+    return sum(len(e.missed) for e in fitter.weigh(rules, case_ids).values())
 
 
 def _invalid_fitted(text: str, name: str) -> str | None:
@@ -1804,8 +1834,14 @@ def report(result: FitResult, text: str, found: Sequence[RootCause] = ()) -> str
                          f"e.g. {record.example}")
     else:
         lines.append("# no knob change reproduces more observations")
+    if result.searched_with:
+        lines.append(f"# searched again with the implementation's answers to {len(result.searched_with)} question(s) "
+                     "among the cases: the rules its first answers kept did not play them all")
     for asked in result.asked:
         lines.append(f"# asked {asked.text()}")
+    for question_id, count in result.answers_missed.items():
+        lines.append(f"# not played by these rules: the implementation's answer to {question_id} "
+                     f"({count} observation(s) missed; --save-questions keeps it)")
     for knob, values in result.equivalents.items():
         lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
     for knob, changes in result.in_its_place.items():
@@ -1824,6 +1860,9 @@ def report(result: FitResult, text: str, found: Sequence[RootCause] = ()) -> str
         else:
             lines.append(f"# residual: {missed} observation(s) in {len(result.residual)} case(s) {tried}:")
         lines += ["# " + line for line in residual.describe(found)]
+    elif result.answers_missed:
+        lines.append(f"# residual: none on the corpus, but these rules do not play the implementation's answers "
+                     f"to {len(result.answers_missed)} question(s) (above)")
     else:
         lines.append("# residual: none: the reference under these rules plays like the implementation on every case")
     return "\n".join(lines)

@@ -134,6 +134,10 @@ class Policy:
     # seconds asking may take in all before the alternatives left are reported as not asked: a
     # question costs one to ten seconds, and the search itself takes about a minute on a corpus
     seconds: float = 120.0
+    # searches over the corpus and the questions answered, when the rules kept do not play every
+    # answer: the second reads the numbers the answers showed (a match won at exactly 1095, which
+    # no corpus score reaches) and plays them with the corpus; each costs a search
+    rounds: int = 2
 
 
 POLICY = Policy()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -175,3 +176,42 @@ def test_a_knob_no_question_reached_is_decided_by_the_implementation_s_own_play(
     assert play["must_trump"]["value"] is False
     assert "asked by classic/fuzz-hunt-" in play["must_trump"]["ruling"]
 
+
+
+EXACT_1095 = FIXTURES / "house" / "exact-target-1095.yaml"
+
+
+def fit_exact_1095(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any], str]:
+    out = tmp_path / "fitted.yaml"
+    code = main(["fit", "--profile", "classic", "-k", "classic/match_end/*", "--output", str(out), "--",
+                 *REFERENCE_COMMAND, "--rules", str(EXACT_1095)])
+    return code, yaml.safe_load(out.read_text(encoding="utf-8"))["rules"]["match_end"], capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_answers_the_kept_rules_do_not_play_are_searched_again_with_the_corpus(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A match won at exactly 1095: no match_end case of classic reaches a score near it, and
+    the search keeps a target line of 1120 there. Questions about the line get answers neither
+    value plays (a score of 1125 does not win, nor does one of 1100); the search, run again
+    with those answers among its cases, reads 1095 off them and finds that only exactly it wins."""
+    code, match_end, out = fit_exact_1095(tmp_path, capsys)
+    assert match_end["target"]["value"] == 1095
+    assert match_end.get("over_target", {}).get("value") == "exact_only"
+    assert "searched again with the implementation's answers" in out
+    assert code == 0
+
+
+@pytest.mark.slow
+def test_answers_the_fitted_rules_do_not_play_fail_the_fit(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one search only, the answers about the line stay unplayed: fit names them and exits
+    1, as for a residual, although the corpus alone shows no difference."""
+    from conformance.oracle import fit
+
+    monkeypatch.setattr(fit, "POLICY", Policy(rounds=1))
+    code, match_end, out = fit_exact_1095(tmp_path, capsys)
+    assert match_end["target"]["value"] != 1095
+    assert "# not played by these rules: the implementation's answer to classic/fuzz-ask-match-end-target" in out
+    assert "# residual: none on the corpus, but these rules do not play" in out
+    assert code == 1
