@@ -65,7 +65,7 @@ class Asked:
         counts = f"{self.missed[0]} observation(s) missed under {self.fitted}, {self.missed[1]} under {self.other}"
         if self.contradicts is not None:
             return (f"{self.other} against {self.fitted}: {self.question} answers for {self.other} ({counts}), but "
-                    f"{self.contradicts} answered against it: no value of this knob plays both answers, so neither is kept")
+                    f"{self.contradicts} answered against it: neither value plays both answers, so the rules kept stay")
         if self.answer == "untold":
             return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but the implementation's "
                     f"other differences come first there ({counts})")
@@ -361,8 +361,8 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
            house_text: Callable[[Rules], str], folder: Path, answered: list[str]) -> Asked:
     """Up to ``Policy.questions`` questions of the pair, until one decides. A question that
     answers for the other rules where they miss more of an earlier question's answers than
-    the rules kept (``answered``) decides nothing: the implementation's answers contradict
-    every value of the knob, and the contradiction is reported. Each question played joins
+    the rules kept (``answered``) decides nothing: neither value plays both answers, and the
+    contradiction is reported (the search may run again over the answers, ``fit.answered``). Each question played joins
     ``answered``."""
     last: Asked | None = None
     for attempt in range(fitter.policy.questions):
