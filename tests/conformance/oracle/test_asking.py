@@ -215,3 +215,50 @@ def test_answers_the_fitted_rules_do_not_play_fail_the_fit(
     assert "# not played by these rules: the implementation's answer to classic/fuzz-ask-match-end-target" in out
     assert "# residual: none on the corpus, but these rules do not play" in out
     assert code == 1
+
+
+class _Missed:
+    def __init__(self, missed: set[tuple[int, int]]) -> None:
+        self.missed = frozenset(missed)
+
+
+class _StubFitter:
+    """A fitter whose implementation's answers are a table: (rules' target, case) -> observations missed."""
+
+    def __init__(self, table: dict[tuple[int, str], set[tuple[int, int]]]) -> None:
+        self.table = table
+        self.policy = Policy(questions=1)
+        self.profile_name, self.document = "classic", {"profile": "classic"}
+        self.added: list[str] = []
+
+    def weigh(self, rules: dict[str, Any], case_ids: list[str]) -> dict[str, _Missed]:
+        return {c: _Missed(self.table.get((rules["match_end"]["target"], c), set())) for c in case_ids}
+
+    def add_cases(self, cases: list[Any]) -> None:
+        self.added += [case.id for case in cases]
+
+
+def test_a_question_an_earlier_answer_refutes_is_reported_and_decides_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rules kept: a target of 1120. An earlier answer (q1) is played by 1120 and missed by
+    1130 in 2 observations; the new question (q2) is missed by 1120 in 3 and played by 1130.
+    On q2 alone 1130 wins (3 against 0), but q1 refutes it: the answer is untold, it names q1,
+    and both questions stay evidence."""
+    from types import SimpleNamespace
+
+    from conformance.oracle import asking
+
+    monkeypatch.setattr(asking, "question", lambda *args: tmp_path / "q2.yaml")
+    monkeypatch.setattr(asking, "loaded", lambda path, folder: SimpleNamespace(id="q2"))
+    fitter = _StubFitter({(1130, "q1"): {(1, 1), (1, 2)}, (1120, "q2"): {(1, 1), (1, 2), (1, 3)}})
+    kept, other = {"match_end": {"target": 1120}}, {"match_end": {"target": 1130}}
+    answered = ["q1"]
+    found = asking._asked(fitter, kept, other, "match_end.target", "match_end.target: 1120",  # type: ignore[arg-type]
+                          "match_end.target: 1130", lambda rules: "", tmp_path, answered)
+    assert (found.answer, found.contradicts, found.missed) == ("untold", "q1", (3, 0))
+    assert "q1 answered against it" in found.text()
+    assert answered == ["q1", "q2"]
+    # without the earlier answer the same question decides for 1130
+    fresh = asking._asked(fitter, kept, other, "match_end.target", "match_end.target: 1120",  # type: ignore[arg-type]
+                          "match_end.target: 1130", lambda rules: "", tmp_path, [])
+    assert (fresh.answer, fresh.contradicts) == ("other", None)
