@@ -158,7 +158,7 @@ def ask(fitter: Fitter, result: FitResult, house_text: Callable[[Rules], str],
             continue  # the implementation's other differences came first on its questions: they would again
         other_rules = set_knob(rules, changes)
         told = [*ids, *answered]
-        if other_rules == rules or _missed(fitter, other_rules, told) > _missed(fitter, rules, told):
+        if other_rules == rules or missed_over(fitter, other_rules, told) > missed_over(fitter, rules, told):
             continue  # the same rules, or ones the corpus or an earlier answer already tells from those kept
         fitter.progress(f"asking the implementation: {knob} ({number + 1}/{len(alternatives)})")
         fitted = Change(knob, _value_in(rules, knob)).text()
@@ -208,7 +208,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
             continue
         other_rules = set_knob(rules, cause.explained)
         told = [*ids, *answered]  # the corpus, and the questions the implementation already answered
-        if other_rules == rules or _missed(fitter, other_rules, told) > _missed(fitter, rules, told):
+        if other_rules == rules or missed_over(fitter, other_rules, told) > missed_over(fitter, rules, told):
             continue  # nothing to change, or what the implementation showed tells its rules from these
         fitter.add_cases([case])
         answered.append(case.id)
@@ -223,7 +223,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
     return rules, found
 
 
-def _missed(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
+def missed_over(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
     """The implementation's observations the reference under ``rules`` misses over the cases."""
     return sum(len(e.missed) for e in fitter.weigh(rules, case_ids).values())
 
@@ -375,9 +375,10 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
         fitter.add_cases([case])
         missed = (len(fitter.weigh(rules, [case.id])[case.id].missed),
                   len(fitter.weigh(other_rules, [case.id])[case.id].missed))
-        against = _contradicted(fitter, rules, other_rules, answered) if decide(*missed) == "other" else None
+        answer = decide(*missed)
+        against = _contradicted(fitter, rules, other_rules, answered) if answer == "other" else None
         answered.append(case.id)
-        last = Asked(knob, fitted, other, case.id, "untold" if against else decide(*missed), missed, contradicts=against)
+        last = Asked(knob, fitted, other, case.id, "untold" if against else answer, missed, contradicts=against)
         if last.answer != "untold" or against is not None:
             return last
     return last or Asked(knob, fitted, other, None, "untold")

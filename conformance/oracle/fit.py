@@ -1744,7 +1744,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
             fitter.progress("searching again, the implementation's answers among the cases")
             again = fitter.run()
             told = [*corpus, *questions]
-            if _missed_over(fitter, again.rules, told) >= _missed_over(fitter, rules, told):
+            if asking.missed_over(fitter, again.rules, told) >= asking.missed_over(fitter, rules, told):
                 break
             result = replace(again, searched_with=tuple(questions))
         if save_to is not None:
@@ -1759,10 +1759,6 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
                    exercised={case_id: fitter.by_id[case_id].knobs for case_id in residual_now},
                    equivalents={k: v for k, v in result.equivalents.items() if k not in asked_knobs},
                    in_its_place={k: v for k, v in result.in_its_place.items() if k not in asked_knobs})
-
-
-def _missed_over(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
-    return sum(len(e.missed) for e in fitter.weigh(rules, case_ids).values())
 
 
 def _invalid_fitted(text: str, name: str) -> str | None:
