@@ -212,7 +212,34 @@ class Store:
         self.changed = False
 
 
+# file -> (its identity when read, salt, entries): a run that loads the corpus many times (fit
+# asks dozens of questions, each proven by a verify) reads, hashes and parses the five
+# megabytes of the file once while it stays the same file
+_read: dict[Path, tuple[tuple[int, ...], str, dict[str, Any]]] = {}
+
+
+def _identity(file: Path) -> tuple[int, ...] | None:
+    """What changes when the file is written again (a save renames a new file over it)."""
+    try:
+        status = os.stat(file)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns
+
+
 def _read_entries(file: Path, salt: str) -> dict[str, Any]:
+    """The file's entries (a copy: a store adds to its own), read again only when the file changed."""
+    identity = _identity(file)
+    memo = _read.get(file)
+    if identity is not None and memo is not None and memo[:2] == (identity, salt):
+        return dict(memo[2])
+    entries = _checked_entries(file, salt)
+    if identity is not None and identity == _identity(file):
+        _read[file] = identity, salt, entries
+    return dict(entries)
+
+
+def _checked_entries(file: Path, salt: str) -> dict[str, Any]:
     secret = _key(file.parent, create=False)
     if secret is None or not file.exists():
         return {}

@@ -253,6 +253,27 @@ def test_an_entry_emptied_and_signed_again_with_the_users_key_is_checked_again(
     assert transcripts.discover([root]) == expected  # the file was read and checked again, not the entry
 
 
+def test_the_cache_file_is_read_once_while_it_is_the_same_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
+    root = corpus(tmp_path, {})
+    expected = transcripts.discover([root])  # writes the cache
+    reads: list[Path] = []
+    checked = corpus_cache._checked_entries
+    monkeypatch.setattr(corpus_cache, "_checked_entries", lambda file, salt: reads.append(file) or checked(file, salt))
+    assert transcripts.discover([root]) == expected == transcripts.discover([root])
+    assert len(reads) == 1
+    # a store adds to its own copy: what one run put is not in the next store unless saved
+    store = corpus_cache.open_store()
+    assert store is not None
+    store.entries["unsaved"] = {}
+    assert "unsaved" not in corpus_cache.open_store().entries  # type: ignore[union-attr]
+    # written again (another run's save renames a new file over it): read again
+    cache_file = tmp_path / "cache" / corpus_cache.FILE_NAME
+    cache_file.write_bytes(b"not json\n{}")
+    assert transcripts.discover([root]) == expected
+    assert len(reads) == 2
+
+
 def test_the_cache_can_be_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("THOUSAND_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("THOUSAND_NO_CACHE", "1")
