@@ -378,13 +378,15 @@ class Fitter:
 
     # -- the search --
 
-    def run(self) -> FitResult:
+    def run(self, start: FitResult | None = None) -> FitResult:
+        """The search over every case, from the profile's rules, or from ``start``'s rules and
+        changes (a search again with more cases: what it found stays unless the cases undo it)."""
         started = time.monotonic()
         if not self.impl_records:
             self.observe_implementation()
         ids = [case.id for case in self.cases]
-        rules: Rules = variants.thaw(self.profile.rules)
-        accepted: list[Accepted] = []
+        rules: Rules = start.rules if start else variants.thaw(self.profile.rules)
+        accepted: list[Accepted] = list(start.accepted) if start else []
         searching = self._phase("")
         for _pass in range(self.policy.passes):
             rules, found = self._pass(rules, ids, accepted)
@@ -1742,7 +1744,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
             if not missed or round_ == fitter.policy.rounds:
                 break
             fitter.progress("searching again, the implementation's answers among the cases")
-            again = fitter.run()
+            again = fitter.run(replace(result, rules=rules))
             told = [*corpus, *questions]
             if asking.missed_over(fitter, again.rules, told) >= asking.missed_over(fitter, rules, told):
                 break
