@@ -159,6 +159,10 @@ class ResidualVerdict(StrEnum):
     # a cause one or two switches changed reproduce on its cases (``fit.Fitter.paired``): knobs
     # do explain it, though fit's search did not adopt them
     PAIRED = "knob values fit did not adopt reproduce it"
+    # a cause no value fit tried reproduces, among whose knobs is a number or a table: fit tries
+    # the few values the observations show, not a domain of thousands (a marriage table of four
+    # worths), so a value it never tried may be the implementation's rule
+    UNTRIED = "values fit did not try may explain it"
     # every observation that shows it also differs by another cause's difference: no value of its
     # knobs can make such an observation match while that stays, so the evidence cannot say
     TANGLED = "tangled with another cause"

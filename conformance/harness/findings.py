@@ -194,7 +194,7 @@ class RootCause:
     knobs: tuple[str, ...] = ()
     cases: tuple[str, ...] = ()
     signatures: frozenset[str] = frozenset()  # every signature it gathers, its own included
-    verdict: ResidualVerdict | None = None  # fit's residual: NO_KNOB, BUG, PAIRED (TANGLED only while unfolded)
+    verdict: ResidualVerdict | None = None  # fit's residual: NO_KNOB, UNTRIED, BUG, PAIRED (TANGLED only while unfolded)
     observations: int = 0  # fit's residual: the observations that show it
     example: str = ""  # fit's residual: the first case that shows it, and where
     why: str = ""  # fit's residual: why the verdict

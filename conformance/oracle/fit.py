@@ -737,7 +737,9 @@ class Fitter:
     def causes(self, result: FitResult) -> list[RootCause]:
         """The residual's causes, each consistent one the residual would call a rule the schema
         has no knob for first searched in its switches, alone and in pairs (``paired``): one that
-        such values reproduce is said so instead (fit's joint search reaches only some pairs)."""
+        such values reproduce is said so instead (fit's joint search reaches only some pairs).
+        One that a number or a table decides stays open (``ResidualVerdict.UNTRIED``): fit
+        tried some of its values, never all."""
         found = residual.causes(result.weighed, self.impl_records, result.exercised, self.profile_name, self.tried,
                                 self.by_id)
         checked = 0
@@ -754,9 +756,22 @@ class Fitter:
                     "and leaves its difference in none; fit did not adopt it (over every case it breaks others, "
                     "or the joint search never reached it)"))
             else:
-                found[index] = replace(cause, why=cause.why + f"; {self.pairs_tried} change(s) of one or two of its "
-                                                              "switches tried on its cases reproduce it in none")
+                why = cause.why + f"; {self.pairs_tried} change(s) of one or two of its switches tried on its cases reproduce it in none"
+                untried = self._untried(result.rules, cause.knobs)
+                if untried:  # "the schema has no knob for it" would claim more than was tried
+                    found[index] = replace(cause, verdict=ResidualVerdict.UNTRIED, why=why + (
+                        f"; but {', '.join(untried)} take(s) numbers or tables of which fit tried only those the "
+                        "observations show: your engine's own value may be one it never tried (thousand verify --rules "
+                        "with that value tells)"))
+                else:
+                    found[index] = replace(cause, why=why)
         return found
+
+    def _untried(self, rules: Rules, knobs: Sequence[str]) -> list[str]:
+        """The knobs among ``knobs`` live under ``rules`` whose values fit cannot all try: a
+        number or a table, not a switch (an enum or a truth value, whose every value is tried)."""
+        live = self.live(rules)
+        return [k for k in knobs if k in live and not self._switch(k, rules)]
 
     pairs_tried = 0  # rule sets the last ``paired`` tried
     explain_spent = False  # the last ``explaining`` stopped at its budget

@@ -10,7 +10,8 @@ actions before it: the game is determined by them, so no rule can tell the two a
 Otherwise the same observation differs the same way wherever it occurs, consistently with
 some rule the schema cannot write down: "a rule the schema has no knob for" (once fit has
 tried the cause's switches alone and in pairs on its cases: where those reproduce it, "knob
-values fit did not adopt reproduce it", ``fit.Fitter.causes``), unless every
+values fit did not adopt reproduce it", ``fit.Fitter.causes``; where a number or a table
+decides it, of which fit tried only some values, "values fit did not try may explain it"), unless every
 observation that shows it also differs as another cause's root does: then no value of its own
 knobs can make one match, and the evidence says nothing of them ("tangled with another cause").
 A tangled difference is written beside the cause it is tangled with, not as a cause of its

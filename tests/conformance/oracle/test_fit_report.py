@@ -84,3 +84,42 @@ def test_a_cause_a_switch_reproduces_is_not_called_no_knob(tmp_path: Path) -> No
     assert found[0].verdict == ResidualVerdict.PAIRED
     assert found[0].why.startswith('play.must_beat: false reproduces')
     assert 0 < fitter.pairs_tried <= fitter.policy.pair_budget
+
+
+MARRIAGE_CASE = "polish/marriages/declare-on-second-trick"
+ODD_TABLE = """\
+profile: odd-table
+title: Polish with a marriage table no profile uses
+status: draft
+summary: Polish whose marriages are worth 35, 90, 110 and 75 (spades, clubs, diamonds, hearts).
+extends: polish
+sources: {}
+rules:
+  marriages:
+    values: {value: {S: 35, C: 90, D: 110, H: 75}, ruling: "The test table's own worths."}
+"""
+
+
+def test_a_cause_a_table_decides_is_not_called_a_rule_with_no_knob(tmp_path: Path) -> None:
+    """The engine plays polish with a marriage table of its own. Weighed under polish's rules
+    (no search run), the declaration's points differ; no switch reproduces that, and fit tried
+    only a few tables of the thousands the schema allows, so the cause cannot be called a rule
+    the schema has no knob for: the verdict says values fit did not try may explain it and
+    names marriages.values."""
+    house = tmp_path / "odd-table.yaml"
+    house.write_text(ODD_TABLE, encoding="utf-8")
+    variants.resolve(str(house))
+    cases = fit.cases_for({"polish"}, [], [MARRIAGE_CASE])
+    fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)])
+    try:
+        fitter.observe_implementation()
+        rules = variants.thaw(fitter.profile.rules)
+        weighed = fitter.weigh(rules, [MARRIAGE_CASE])
+        result = fit.FitResult("polish", rules, [], {c: e.differing for c, e in weighed.items() if e.differs}, 1,
+                               exercised={MARRIAGE_CASE: cases[0].knobs}, weighed=weighed)
+        found = fitter.causes(result)
+    finally:
+        fitter.close()
+    assert found and all(cause.verdict == ResidualVerdict.UNTRIED for cause in found)
+    assert all("marriages.values" in cause.why for cause in found)
+    assert ResidualVerdict.NO_KNOB not in "\n".join(residual.describe(found))
