@@ -70,11 +70,7 @@ def test_a_cause_a_switch_reproduces_is_not_called_no_knob(tmp_path: Path) -> No
     assert [c.id for c in cases] == [MUST_BEAT]
     fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)])
     try:
-        fitter.observe_implementation()
-        rules = variants.thaw(fitter.profile.rules)
-        weighed = fitter.weigh(rules, [MUST_BEAT])
-        result = fit.FitResult("polish", rules, [], {c: e.differing for c, e in weighed.items() if e.differs}, 1,
-                               exercised={MUST_BEAT: cases[0].knobs}, weighed=weighed)
+        result = _under_the_profile(fitter)
         assert result.residual
         plain = residual.causes(result.weighed, fitter.impl_records, result.exercised, "polish", {}, fitter.by_id)
         assert plain and plain[0].verdict == ResidualVerdict.NO_KNOB
@@ -112,14 +108,19 @@ def test_a_cause_a_table_decides_is_not_called_a_rule_with_no_knob(tmp_path: Pat
     cases = fit.cases_for({"polish"}, [], [MARRIAGE_CASE])
     fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)])
     try:
-        fitter.observe_implementation()
-        rules = variants.thaw(fitter.profile.rules)
-        weighed = fitter.weigh(rules, [MARRIAGE_CASE])
-        result = fit.FitResult("polish", rules, [], {c: e.differing for c, e in weighed.items() if e.differs}, 1,
-                               exercised={MARRIAGE_CASE: cases[0].knobs}, weighed=weighed)
-        found = fitter.causes(result)
+        found = fitter.causes(_under_the_profile(fitter))
     finally:
         fitter.close()
     assert found and all(cause.verdict == ResidualVerdict.UNTRIED for cause in found)
     assert all("marriages.values" in cause.why for cause in found)
     assert ResidualVerdict.NO_KNOB not in "\n".join(residual.describe(found))
+
+
+def _under_the_profile(fitter: fit.Fitter) -> fit.FitResult:
+    """The fitter's one case weighed under its profile's own rules, as a result with no search run."""
+    fitter.observe_implementation()
+    rules = variants.thaw(fitter.profile.rules)
+    (case,) = fitter.cases
+    weighed = fitter.weigh(rules, [case.id])
+    return fit.FitResult("polish", rules, [], {c: e.differing for c, e in weighed.items() if e.differs}, 1,
+                         exercised={case.id: case.knobs}, weighed=weighed)
