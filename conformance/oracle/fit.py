@@ -756,15 +756,17 @@ class Fitter:
                     "and leaves its difference in none; fit did not adopt it (over every case it breaks others, "
                     "or the joint search never reached it)"))
             else:
-                why = cause.why + f"; {self.pairs_tried} change(s) of one or two of its switches tried on its cases reproduce it in none"
-                untried = self._untried(result.rules, cause.knobs)
-                if untried:  # "the schema has no knob for it" would claim more than was tried
-                    found[index] = replace(cause, verdict=ResidualVerdict.UNTRIED, why=why + (
-                        f"; but {', '.join(untried)} take(s) numbers or tables of which fit tried only those the "
-                        "observations show: your engine's own value may be one it never tried (thousand verify --rules "
-                        "with that value tells)"))
-                else:
-                    found[index] = replace(cause, why=why)
+                found[index] = replace(cause, why=cause.why + f"; {self.pairs_tried} change(s) of one or two of its "
+                                                              "switches tried on its cases reproduce it in none")
+        # every cause left with no knob, searched in pairs or past their budget alike: where a
+        # number or a table decides it, "the schema has no knob for it" would claim more than was tried
+        for index, cause in enumerate(found):
+            untried = self._untried(result.rules, cause.knobs) if cause.verdict == ResidualVerdict.NO_KNOB else []
+            if untried:
+                found[index] = replace(cause, verdict=ResidualVerdict.UNTRIED, why=cause.why + (
+                    f"; but {', '.join(untried)} take(s) numbers or tables of which fit tried only those the "
+                    "observations show: your engine's own value may be one it never tried (thousand verify --rules "
+                    "with that value tells)"))
         return found
 
     def _untried(self, rules: Rules, knobs: Sequence[str]) -> list[str]:

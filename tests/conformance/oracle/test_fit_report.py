@@ -12,6 +12,7 @@ import variants
 from spec.vocabulary import ResidualVerdict
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle import fit, residual
+from conformance.oracle.policy import Policy
 from conformance.terminal import terminal_progress
 
 MUST_BEAT = "polish/play/must-beat-the-card-led"
@@ -96,7 +97,8 @@ rules:
 """
 
 
-def test_a_cause_a_table_decides_is_not_called_a_rule_with_no_knob(tmp_path: Path) -> None:
+@pytest.mark.parametrize("pair_causes", [Policy().pair_causes, 0])  # 0: past the budget of causes searched in pairs
+def test_a_cause_a_table_decides_is_not_called_a_rule_with_no_knob(tmp_path: Path, pair_causes: int) -> None:
     """The engine plays polish with a marriage table of its own. Weighed under polish's rules
     (no search run), the declaration's points differ; no switch reproduces that, and fit tried
     only a few tables of the thousands the schema allows, so the cause cannot be called a rule
@@ -106,7 +108,7 @@ def test_a_cause_a_table_decides_is_not_called_a_rule_with_no_knob(tmp_path: Pat
     house.write_text(ODD_TABLE, encoding="utf-8")
     variants.resolve(str(house))
     cases = fit.cases_for({"polish"}, [], [MARRIAGE_CASE])
-    fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)])
+    fitter = fit.Fitter("polish", cases, [*REFERENCE_COMMAND, "--rules", str(house)], policy=Policy(pair_causes=pair_causes))
     try:
         found = fitter.causes(_under_the_profile(fitter))
     finally:
