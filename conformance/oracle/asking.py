@@ -7,12 +7,14 @@ the implementation is at hand. For each such pair of rule sets A (fitted) and B 
 alternative), a *question* is a one-deal transcript on which the reference under A and the
 reference under B answer differently: fuzz finds it by playing the two references against
 each other (the one under B stands as the implementation), and shrinks and saves it as it
-saves any finding. The implementation then plays the question, and the rule set whose
-replay misses fewer of its observations is the one it plays. A tie (the implementation's
-other differences come first on that deal) asks another question, up to ``Policy.questions``;
-a pair no question tells apart within the budget is reported as such.
+saves any finding. The implementation then plays the question, and the rule set that plays
+its first telling observation (the earliest where one reproduces what the implementation
+showed and the other does not) is the one it plays. Where the implementation's other
+differences come there or before (an observation neither rule set reproduces), the question
+is untold and another is asked, up to ``Policy.questions``; a pair no question tells apart
+within the budget is reported as such.
 
-The whole decision is one comparison of two counts from ``evidence.weigh``, the same measure
+The whole decision reads the observations ``evidence.weigh`` finds missed, the same measure
 the search uses; nothing here reads numbers or guesses values.
 """
 
@@ -33,6 +35,7 @@ from spec.vocabulary import EditableRuleValues as Rules  # the plain rules fit e
 from conformance.corpus.transcripts import Transcript, TranscriptError, load
 from conformance.harness import findings
 from conformance.oracle import residual
+from conformance.oracle.evidence import Key
 from conformance.oracle.policy import POLICY, Policy
 from conformance.harness.runner import REFERENCE_COMMAND
 
@@ -99,11 +102,25 @@ def loaded(path: Path, folder: Path) -> Transcript | None:
         return None
 
 
-def decide(missed_fitted: int, missed_other: int) -> str:
-    """The rule set whose replay misses fewer of the implementation's observations."""
-    if missed_fitted == missed_other:
+def decide(missed_fitted: frozenset[Key], missed_other: frozenset[Key], aside: frozenset[Key] = frozenset()) -> str:
+    """The rule set that plays the question's first telling observation: the earliest step
+    where one rule set reproduces what the implementation showed and the other does not.
+    Where an observation neither reproduces (the implementation's other difference) comes at
+    that step or before it, the question is untold: the other difference may have made the
+    answer (an engine that adds a bonus to the last trick scores a barrel deal as a minimum
+    contract of 140 would, at the same step), as is one whose first telling step goes both ways.
+    ``aside``: observations where the implementation contradicts itself (``evidence``), which
+    no rules play: its other difference too, though no score counts them."""
+    telling = missed_fitted ^ missed_other
+    if not telling:
         return "untold"
-    return "fitted" if missed_fitted < missed_other else "other"
+    first = min(key[:2] for key in telling)
+    if any(key[:2] <= first for key in (missed_fitted & missed_other) | aside):
+        return "untold"
+    there = {key for key in telling if key[:2] == first}
+    if there <= missed_other:
+        return "fitted"
+    return "other" if there <= missed_fitted else "untold"
 
 
 def keep_questions(questions: Sequence[str], folder: Path, save_to: Path) -> list[Path]:
@@ -192,9 +209,7 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
         return rules, found
     fitter.progress("asking the implementation: its own play under the rules kept")
     ids = list(result.weighed)
-    weighed = fitter.weigh(rules, ids)
-    roots = residual.causes(weighed, fitter.impl_records, {c: fitter.by_id[c].knobs for c in ids}, fitter.profile_name)
-    known = findings.Known(tuple(cause for root in roots for cause in (root, *root.hidden)), "fit's residual")
+    known = known_residual(fitter, rules, ids)
     with tempfile.TemporaryDirectory(prefix="thousand-hunt-") as scratch:
         fitted = Path(scratch) / "asked.yaml"  # a house file is named as its profile: house_text names it "asked"
         fitted.write_text(house_text(rules), encoding="utf-8")
@@ -212,15 +227,45 @@ def _hunted(fitter: Fitter, result: FitResult, rules: Rules, found: list[Asked],
             continue  # nothing to change, or what the implementation showed tells its rules from these
         fitter.add_cases([case])
         answered.append(case.id)
-        missed = (len(fitter.weigh(rules, [case.id])[case.id].missed), len(fitter.weigh(other_rules, [case.id])[case.id].missed))
+        sets = _missed_on(fitter, case.id, rules, other_rules)
+        answer, missed = decide(*sets), (len(sets[0]), len(sets[1]))
         other = " with ".join(c.text() for c in cause.explained)
         changed = {c.knob for c in cause.explained}
         found = [a for a in found if a.knob not in changed]
-        found += [Asked(knob, Change(knob, _value_in(rules, knob)).text(), other, case.id, decide(*missed), missed)
+        found += [Asked(knob, Change(knob, _value_in(rules, knob)).text(), other, case.id, answer, missed)
                   for knob in sorted(changed)]
-        if decide(*missed) == "other":
+        if answer == "other":
             rules = other_rules
     return rules, found
+
+
+def known_residual(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> findings.Known:
+    """The residual's causes over the cases under ``rules``, as fuzz's ``--known`` holds them:
+    a difference of one of their signatures is the same finding, wherever it shows."""
+    roots = residual.causes(fitter.weigh(rules, case_ids), fitter.impl_records,
+                            {c: fitter.by_id[c].knobs for c in case_ids}, fitter.profile_name)
+    return findings.Known(tuple(cause for root in roots for cause in (root, *root.hidden)), "fit's residual")
+
+
+def known_first(fitter: Fitter, rules: Rules, known: findings.Known, questions: Sequence[str]) -> dict[str, str]:
+    """Question -> the known cause its first difference under ``rules`` has, of the questions
+    whose first difference is one (an engine's bug on the last trick shows in every answer, as
+    it showed in the corpus: the same finding, not a rule the answers hold)."""
+    found = {}
+    for question_id, weighed in fitter.weigh(rules, questions).items():
+        first = findings.first_of(weighed.differing)
+        cause = known.cause_of(first) if first is not None else None
+        if cause is not None:
+            found[question_id] = cause
+    return found
+
+
+def _missed_on(fitter: Fitter, case_id: str, rules: Rules,
+               other_rules: Rules) -> tuple[frozenset[Key], frozenset[Key], frozenset[Key]]:
+    """The implementation's observations on one question that each rule set misses, and those
+    set aside under either (where it contradicts itself): ``decide``'s arguments."""
+    kept, other = fitter.weigh(rules, [case_id])[case_id], fitter.weigh(other_rules, [case_id])[case_id]
+    return kept.missed, other.missed, kept.set_aside | other.set_aside
 
 
 def missed_over(fitter: Fitter, rules: Rules, case_ids: Sequence[str]) -> int:
@@ -373,9 +418,8 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
         if case is None:
             break  # the references never parted within the budget: asking again plays the same odds
         fitter.add_cases([case])
-        missed = (len(fitter.weigh(rules, [case.id])[case.id].missed),
-                  len(fitter.weigh(other_rules, [case.id])[case.id].missed))
-        answer = decide(*missed)
+        sets = _missed_on(fitter, case.id, rules, other_rules)
+        answer, missed = decide(*sets), (len(sets[0]), len(sets[1]))
         against = _contradicted(fitter, rules, other_rules, answered) if answer == "other" else None
         answered.append(case.id)
         last = Asked(knob, fitted, other, case.id, "untold" if against else answer, missed, contradicts=against)

@@ -94,6 +94,8 @@ class FitResult:
     # question id -> observations of the implementation's answer that the fitted rules miss: its
     # answers contradict one another, or it plays a difference no value asked expresses
     answers_missed: dict[str, int] = field(default_factory=dict)
+    # of those, question -> the residual cause its first difference has (the same finding)
+    answers_known: dict[str, str] = field(default_factory=dict)
     searched_with: tuple[str, ...] = ()  # questions the last search read and played beside the corpus
     absent: frozenset[str] = frozenset()  # state fields the implementation declares absent
     events_derived: bool = False  # the implementation sends no events: both sides' are read off their states
@@ -1740,7 +1742,8 @@ def _fit(args: argparse.Namespace) -> int:
 def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResult, save_to: Path | None) -> FitResult:
     """``result`` with every untold alternative asked of the implementation (``asking``). The
     questions it played are evidence as the corpus is: where the rules its answers keep do not
-    play every answer (a knob no question was about comes first there), the search runs again
+    play every answer (a knob no question was about comes first there) and some such answer's
+    first difference is none of the residual's causes (``asking.known_first``), the search runs again
     over the corpus and the questions, and its rules are asked in turn, up to
     ``Policy.rounds`` searches while that plays more of the answers. The result's residual is
     weighed over the corpus (the questions are not scored there); the answers the final rules
@@ -1758,7 +1761,10 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
             asked += found
             questions += played
             missed = {q: len(e.missed) for q, e in fitter.weigh(rules, questions).items() if e.missed}
-            if not missed or round_ == fitter.policy.rounds:
+            known = asking.known_first(fitter, rules, asking.known_residual(fitter, rules, corpus), list(missed))
+            # an answer whose first difference is a residual cause's is that cause again: no
+            # knob value the search could find plays it
+            if set(missed) <= set(known) or round_ == fitter.policy.rounds:
                 break
             fitter.progress("searching again, the implementation's answers among the cases")
             again = fitter.run(replace(result, rules=rules))
@@ -1774,7 +1780,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
     asked = [a for a in asked if Change(a.knob, _value_in(rules, a.knob)).text() in (a.kept() or a.fitted).split(" with ")]
     asked_knobs = {a.knob for a in asked if a.answer != "untold"}
     return replace(result, rules=rules, cases=len(corpus), weighed=weighed, residual=residual_now, asked=asked,
-                   answers_missed=missed,
+                   answers_missed=missed, answers_known={q: c for q, c in known.items() if q in missed},
                    exercised={case_id: fitter.by_id[case_id].knobs for case_id in residual_now},
                    equivalents={k: v for k, v in result.equivalents.items() if k not in asked_knobs},
                    in_its_place={k: v for k, v in result.in_its_place.items() if k not in asked_knobs})
@@ -1855,8 +1861,10 @@ def report(result: FitResult, text: str, found: Sequence[RootCause] = ()) -> str
     for asked in result.asked:
         lines.append(f"# asked {asked.text()}")
     for question_id, count in result.answers_missed.items():
+        cause = result.answers_known.get(question_id)
+        first = f", first {cause}, the residual's cause below" if cause else ""
         lines.append(f"# not played by these rules: the implementation's answer to {question_id} "
-                     f"({count} observation(s) missed; --save-questions keeps it)")
+                     f"({count} observation(s) missed{first}; --save-questions keeps it)")
     for knob, values in result.equivalents.items():
         lines.append(f"# {knob}: {', '.join(json.dumps(v) for v in values)} play the same on these cases")
     for knob, changes in result.in_its_place.items():

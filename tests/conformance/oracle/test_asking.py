@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from conformance.cli import main
+from conformance.harness.findings import Finding, Known, Observed, RootCause
 from conformance.harness.runner import REFERENCE_COMMAND
 from conformance.oracle.asking import decide, grid
 from conformance.oracle.policy import Policy
@@ -22,10 +23,33 @@ OTHER_DIFFERENCE = "marriage-values-hearts-diamonds-swapped"
 LOCK_FROM_805 = FIXTURES / "house" / "lock-from-805.yaml"
 
 
-def test_the_rules_missing_fewer_observations_are_kept_and_a_tie_is_untold() -> None:
-    assert decide(0, 3) == "fitted"
-    assert decide(3, 0) == "other"
-    assert decide(2, 2) == "untold"
+def _keys(*steps: tuple[int, str]) -> frozenset[tuple[int, int, str]]:
+    """Missed observations of deal 0, each (step, what)."""
+    return frozenset((0, step, what) for step, what in steps)
+
+
+def test_the_rules_playing_the_first_telling_observation_are_kept() -> None:
+    # the other rules miss the legal set at step 4, the rules kept play it: the kept ones
+    assert decide(_keys(), _keys((4, "legal"), (9, "reply"))) == "fitted"
+    assert decide(_keys((4, "legal")), _keys()) == "other"
+    # more misses later do not outweigh the first telling step (what follows it is downstream)
+    assert decide(_keys((6, "state.scores"), (7, "reply"), (8, "reply")), _keys((4, "legal"))) == "fitted"
+    assert decide(_keys((2, "reply")), _keys((2, "reply"))) == "untold"  # nothing tells them apart
+
+
+def test_an_answer_the_implementation_s_other_difference_may_have_made_decides_nothing() -> None:
+    # an observation neither rule set plays at the telling step (a bonus the engine adds to the
+    # last trick, beside the barrel's minimum contract asked about) or before it: untold
+    bug = (29, "reply")
+    assert decide(_keys(bug, (29, "state.scores"), (29, "state.barrel")), _keys(bug)) == "untold"
+    assert decide(_keys((3, "reply"), (5, "legal")), _keys((3, "reply"))) == "untold"
+    # the same difference past the telling step leaves the answer standing
+    assert decide(_keys((5, "legal"), (9, "reply")), _keys((9, "reply"))) == "other"
+    # a self-contradiction at that step (card points past the deck's 120), set aside by both
+    assert decide(_keys((29, "reply")), _keys(), _keys((29, "state.card_points"))) == "untold"
+    assert decide(_keys((29, "reply")), _keys(), _keys((30, "state.card_points"))) == "other"
+    # a telling step that goes both ways (each rule set plays one of its observations): untold
+    assert decide(_keys((5, "legal")), _keys((5, "state.scores"))) == "untold"
 
 
 def test_a_number_s_grid_lies_around_the_fitted_value_nearest_first() -> None:
@@ -220,6 +244,7 @@ def test_answers_the_fitted_rules_do_not_play_fail_the_fit(
 class _Missed:
     def __init__(self, missed: set[tuple[int, int]]) -> None:
         self.missed = frozenset(missed)
+        self.set_aside: frozenset[tuple[int, int]] = frozenset()
 
 
 class _StubFitter:
@@ -262,3 +287,28 @@ def test_a_question_an_earlier_answer_refutes_is_reported_and_decides_nothing(
     fresh = asking._asked(fitter, kept, other, "match_end.target", "match_end.target: 1120",  # type: ignore[arg-type]
                           "match_end.target: 1130", lambda rules: "", tmp_path, [])
     assert (fresh.answer, fresh.contradicts) == ("other", None)
+
+
+class _Differing:
+    def __init__(self, found: tuple[Finding, ...]) -> None:
+        self.differing = found
+
+
+def test_an_answer_that_first_differs_as_a_residual_cause_is_that_cause() -> None:
+    """An engine that adds a bonus to the last trick shows it in the corpus (the residual's
+    cause ``state.scores``) and in every answer: an answer whose first difference has that
+    signature is the same finding, and no reason to search again; one that first differs in
+    a legal set is news."""
+    from conformance.oracle import asking
+
+    scores = Finding(Observed.STATE, "play", "scores")
+    legal = Finding(Observed.LEGAL, "auction", "missing bid 105")
+    answers = {"bonus-again": (scores, legal), "news": (legal, scores), "played": ()}
+
+    class Stub:
+        def weigh(self, rules: Any, case_ids: list[str]) -> dict[str, _Differing]:
+            return {c: _Differing(answers[c]) for c in case_ids}
+
+    known = Known((RootCause("state.scores", signatures=frozenset({"state.scores"})),), "fit's residual")
+    assert asking.known_first(Stub(), {}, known, list(answers)) == {"bonus-again": "state.scores"}  # type: ignore[arg-type]
+    assert asking.known_first(Stub(), {}, Known(), list(answers)) == {}  # type: ignore[arg-type]
