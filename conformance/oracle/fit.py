@@ -380,9 +380,13 @@ class Fitter:
 
     # -- the search --
 
-    def run(self, start: FitResult | None = None) -> FitResult:
+    def run(self, start: FitResult | None = None, focus: Sequence[str] = ()) -> FitResult:
         """The search over every case, from the profile's rules, or from ``start``'s rules and
-        changes (a search again with more cases: what it found stays unless the cases undo it)."""
+        changes (a search again with more cases: what it found stays unless the cases undo it).
+        ``focus``: the cases whose differences the groups are made of (every case's when empty);
+        a change is still judged over every case. A search again is for what the answers show:
+        the corpus's own differences were searched already, and a mutant's score group, searched
+        again from the rules the answers kept, cost minutes for nothing."""
         started = time.monotonic()
         if not self.impl_records:
             self.observe_implementation()
@@ -391,7 +395,7 @@ class Fitter:
         accepted: list[Accepted] = list(start.accepted) if start else []
         searching = self._phase("")
         for _pass in range(self.policy.passes):
-            rules, found = self._pass(rules, ids, accepted)
+            rules, found = self._pass(rules, ids, accepted, list(focus) or ids)
             if not found:
                 break
         pruning = self._phase("joint search", searching)
@@ -445,13 +449,13 @@ class Fitter:
             self.replays[name] = now[1] - since[1]
         return now
 
-    def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted]) -> tuple[Rules, bool]:
-        """Each group of differing observations searched once, the largest first; a group's
-        best joint change is taken when it lowers the score over every case."""
+    def _pass(self, rules: Rules, ids: list[str], accepted: list[Accepted], focus: list[str]) -> tuple[Rules, bool]:
+        """Each group of the differing observations of the ``focus`` cases searched once, the
+        largest first; a group's best joint change is taken when it lowers the score over every case."""
         tried: set[tuple[str, ...]] = set()
         found = False
         while True:
-            groups = [g for g in self.groups(rules, ids) if g.knobs not in tried and g.observations >= self.policy.min_group]
+            groups = [g for g in self.groups(rules, focus) if g.knobs not in tried and g.observations >= self.policy.min_group]
             if not groups:
                 return rules, found
             group = groups[0]
@@ -1767,7 +1771,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
             if set(missed) <= set(known) or round_ == fitter.policy.rounds:
                 break
             fitter.progress("searching again, the implementation's answers among the cases")
-            again = fitter.run(replace(result, rules=rules))
+            again = fitter.run(replace(result, rules=rules), focus=[q for q in missed if q not in known])
             told = [*corpus, *questions]
             if asking.missed_over(fitter, again.rules, told) >= asking.missed_over(fitter, rules, told):
                 break
