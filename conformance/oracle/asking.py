@@ -69,9 +69,13 @@ class Asked:
         if self.contradicts is not None:
             return (f"{self.other} against {self.fitted}: {self.question} answers for {self.other} ({counts}), but "
                     f"{self.contradicts} answered against it: neither value plays both answers, so the rules kept stay")
+        if self.answer == "untold" and self.missed == (0, 0):  # both play all it showed: the steps between them went unshown
+            return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but nothing the "
+                    "implementation showed there tells them apart (where they part, it skipped, errored, declared the "
+                    "action unsupported or contradicted itself)")
         if self.answer == "untold":
-            return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but the implementation's "
-                    f"other differences come first there ({counts})")
+            return (f"{self.other} against {self.fitted}: {self.question} plays them apart, but where they part the "
+                    f"implementation plays like neither: its other differences come there or before ({counts})")
         return f"{self.kept()}, asked by {self.question} ({counts})"
 
 

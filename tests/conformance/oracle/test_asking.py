@@ -312,3 +312,15 @@ def test_an_answer_that_first_differs_as_a_residual_cause_is_that_cause() -> Non
     known = Known((RootCause("state.scores", signatures=frozenset({"state.scores"})),), "fit's residual")
     assert asking.known_first(Stub(), {}, known, list(answers)) == {"bonus-again": "state.scores"}  # type: ignore[arg-type]
     assert asking.known_first(Stub(), {}, Known(), list(answers)) == {}  # type: ignore[arg-type]
+
+
+def test_an_untold_answer_says_why() -> None:
+    """Both rule sets play all the implementation showed on a question they part on: it did not
+    show the steps that part them (a give-up it does not support), and no other difference of
+    its comes first; where both miss something, its other differences do."""
+    from conformance.oracle.asking import Asked
+
+    unshown = Asked("giving_up.allowed", "giving_up.allowed: true", "giving_up.allowed: false", "q", "untold", (0, 0))
+    assert "nothing the implementation showed there tells them apart" in unshown.text() and "other differences" not in unshown.text()
+    other = Asked("barrel.attempts", "barrel.attempts: 3", "barrel.attempts: null", "q", "untold", (4, 4))
+    assert "other differences come there or before (4 observation(s) missed" in other.text()
