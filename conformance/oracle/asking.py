@@ -411,8 +411,9 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
     """Up to ``Policy.questions`` questions of the pair, until one decides. A question that
     answers for the other rules where they miss more of an earlier question's answers than
     the rules kept (``answered``) decides nothing: neither value plays both answers, and the
-    contradiction is reported (the search may run again over the answers, ``fit.answered``). Each question played joins
-    ``answered``."""
+    contradiction is reported (the search may run again over the answers, ``fit.answered``). A
+    question on which both play all the implementation showed ends the asking of the pair. Each
+    question played joins ``answered``."""
     last: Asked | None = None
     for attempt in range(fitter.policy.questions):
         seed = f"ask-{other}-{attempt}"
@@ -427,7 +428,9 @@ def _asked(fitter: Fitter, rules: Rules, other_rules: Rules, knob: str, fitted: 
         against = _contradicted(fitter, rules, other_rules, answered) if answer == "other" else None
         answered.append(case.id)
         last = Asked(knob, fitted, other, case.id, "untold" if against else answer, missed, contradicts=against)
-        if last.answer != "untold" or against is not None:
+        # nothing it showed where they part (an action it does not support): another deal
+        # parts them at the same kind of step, which it shows no more
+        if last.answer != "untold" or against is not None or missed == (0, 0):
             return last
     return last or Asked(knob, fitted, other, None, "untold")
 

@@ -324,3 +324,33 @@ def test_an_untold_answer_says_why() -> None:
     assert "nothing the implementation showed there tells them apart" in unshown.text() and "other differences" not in unshown.text()
     other = Asked("barrel.attempts", "barrel.attempts: 3", "barrel.attempts: null", "q", "untold", (4, 4))
     assert "other differences come there or before (4 observation(s) missed" in other.text()
+
+
+def test_a_pair_the_implementation_shows_nothing_of_is_asked_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both targets play all the implementation showed on the question (the deal parts them at
+    a step it does not show): another deal would part them at the same kind of step, so the
+    pair is not asked again; one that misses something on both is asked up to the budget."""
+    from types import SimpleNamespace
+
+    from conformance.oracle import asking
+
+    asked: list[str] = []
+
+    def question(*args: Any) -> Path:
+        asked.append(args[4])
+        return tmp_path / "q.yaml"
+
+    monkeypatch.setattr(asking, "question", question)
+    monkeypatch.setattr(asking, "loaded", lambda path, folder: SimpleNamespace(id=f"q{len(asked)}"))
+    kept, other = {"match_end": {"target": 1120}}, {"match_end": {"target": 1130}}
+    fitter = _StubFitter({})
+    fitter.policy = Policy(questions=3)
+    found = asking._asked(fitter, kept, other, "match_end.target", "match_end.target: 1120",  # type: ignore[arg-type]
+                          "match_end.target: 1130", lambda rules: "", tmp_path, [])
+    assert (found.answer, len(asked)) == ("untold", 1)
+    both = {(t, f"q{n}"): {(1, 1)} for t in (1120, 1130) for n in (1, 2, 3)}  # the same miss under both
+    fitter, asked[:] = _StubFitter(both), []
+    fitter.policy = Policy(questions=3)
+    found = asking._asked(fitter, kept, other, "match_end.target", "match_end.target: 1120",  # type: ignore[arg-type]
+                          "match_end.target: 1130", lambda rules: "", tmp_path, [])
+    assert (found.answer, len(asked)) == ("untold", 3)
