@@ -1765,7 +1765,9 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
             asked += found
             questions += played
             missed = {q: len(e.missed) for q, e in fitter.weigh(rules, questions).items() if e.missed}
-            known = asking.known_first(fitter, rules, asking.known_residual(fitter, rules, corpus), list(missed))
+            known: dict[str, str] = {}  # the residual's causes are worked out only when some answer is missed
+            if missed:
+                known = asking.known_first(fitter, rules, asking.known_residual(fitter, rules, corpus), list(missed))
             # an answer whose first difference is a residual cause's is that cause again: no
             # knob value the search could find plays it
             if set(missed) <= set(known) or round_ == fitter.policy.rounds:
@@ -1784,7 +1786,7 @@ def answered(fitter: Fitter, profile: variants.ResolvedProfile, result: FitResul
     asked = [a for a in asked if Change(a.knob, _value_in(rules, a.knob)).text() in (a.kept() or a.fitted).split(" with ")]
     asked_knobs = {a.knob for a in asked if a.answer != "untold"}
     return replace(result, rules=rules, cases=len(corpus), weighed=weighed, residual=residual_now, asked=asked,
-                   answers_missed=missed, answers_known={q: c for q, c in known.items() if q in missed},
+                   answers_missed=missed, answers_known=known,
                    exercised={case_id: fitter.by_id[case_id].knobs for case_id in residual_now},
                    equivalents={k: v for k, v in result.equivalents.items() if k not in asked_knobs},
                    in_its_place={k: v for k, v in result.in_its_place.items() if k not in asked_knobs})
